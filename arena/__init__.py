@@ -1,0 +1,1 @@
+"""Arena: tournaments between engine processes, SQLite results, Elo ratings and reports."""

@@ -1,0 +1,53 @@
+"""Game and State protocols every searcher, protocol adapter and the arena rely on.
+
+States are immutable values: `play` returns a new state.  `legal_moves()` has a
+deterministic order, and index j means "move j" everywhere (priors, visit counts).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Protocol, Sequence, runtime_checkable
+
+from engine.types import Move
+
+__all__ = ["Outcome", "State", "Game", "IllegalMoveError", "GameSetupError"]
+
+
+class IllegalMoveError(ValueError):
+    """A move that is malformed or not legal in the given state."""
+
+
+class GameSetupError(ValueError):
+    """A position or board description that cannot be set up (bad FEN, bad size...)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended.  winner: 0 first player, 1 second player, None draw."""
+    winner: int | None
+    reason: str
+
+    def value_for(self, player: int) -> float:
+        """+1 win, -1 loss, 0 draw, from `player`'s point of view."""
+        if self.winner is None:
+            return 0.0
+        return 1.0 if self.winner == player else -1.0
+
+
+@runtime_checkable
+class State(Protocol):
+    to_play: int  # 0 = first player (White / black stones), 1 = second
+    ply: int      # half-moves played since the initial position of this game
+
+    def legal_moves(self) -> Sequence[Move]: ...
+    def play(self, move: Move) -> "State": ...
+    def outcome(self) -> Outcome | None: ...
+    def key(self) -> Hashable: ...
+
+
+class Game(Protocol):
+    name: str  # "chess" | "gomoku"
+
+    def initial_state(self) -> State: ...
+    def parse_move(self, state: State, text: str) -> Move: ...   # raises IllegalMoveError
+    def format_move(self, state: State, move: Move) -> str: ...

@@ -1,0 +1,110 @@
+"""Chess rules: a thin immutable wrapper over python-chess.
+
+The board inside a ChessState is never mutated after construction; `play` copies
+it with just enough history (the plies since the last irreversible move) for
+repetition detection, so playing is O(halfmove clock), not O(game length).
+"""
+from __future__ import annotations
+
+from typing import Hashable, Sequence
+
+import chess
+
+from engine.games.base import GameSetupError, IllegalMoveError, Outcome
+
+__all__ = ["ChessGame", "ChessState"]
+
+
+class ChessState:
+    __slots__ = ("board", "_moves", "_outcome", "_outcome_known")
+
+    def __init__(self, board: chess.Board):
+        self.board = board
+        self._moves: list[chess.Move] | None = None
+        self._outcome: Outcome | None = None
+        self._outcome_known = False
+
+    @property
+    def to_play(self) -> int:
+        return 0 if self.board.turn == chess.WHITE else 1
+
+    @property
+    def ply(self) -> int:
+        return self.board.ply()
+
+    @property
+    def last_move(self) -> chess.Move | None:
+        return self.board.move_stack[-1] if self.board.move_stack else None
+
+    def legal_moves(self) -> Sequence[chess.Move]:
+        if self._moves is None:
+            self._moves = list(self.board.legal_moves)
+        return self._moves
+
+    def play(self, move: chess.Move) -> "ChessState":
+        keep = min(self.board.halfmove_clock, len(self.board.move_stack))
+        board = self.board.copy(stack=keep)
+        board.push(move)
+        return ChessState(board)
+
+    def outcome(self) -> Outcome | None:
+        if not self._outcome_known:
+            self._outcome = self._compute_outcome()
+            self._outcome_known = True
+        return self._outcome
+
+    def _compute_outcome(self) -> Outcome | None:
+        board = self.board
+        if not self.legal_moves():
+            if board.is_check():
+                return Outcome(winner=1 - self.to_play, reason="checkmate")
+            return Outcome(winner=None, reason="stalemate")
+        if board.is_insufficient_material():
+            return Outcome(winner=None, reason="insufficient material")
+        if board.halfmove_clock >= 100:
+            return Outcome(winner=None, reason="fifty-move rule")
+        if board.halfmove_clock >= 8 and board.is_repetition(3):
+            return Outcome(winner=None, reason="threefold repetition")
+        return None
+
+    def key(self) -> Hashable:
+        # python-chess's transposition key is ~1 us against ~20 us for a Zobrist hash.
+        return self.board._transposition_key()
+
+    def fen(self) -> str:
+        return self.board.fen()
+
+    def __repr__(self) -> str:
+        return f"ChessState({self.board.fen()!r})"
+
+
+class ChessGame:
+    """Standard chess.  Moves are chess.Move; text is UCI long algebraic (e2e4, e7e8q, e1g1)."""
+    name = "chess"
+
+    def initial_state(self) -> ChessState:
+        return ChessState(chess.Board())
+
+    def state_from_fen(self, fen: str, moves: Sequence[str] = ()) -> ChessState:
+        """Position from a FEN (or 'startpos') plus UCI moves; GameSetupError / IllegalMoveError."""
+        try:
+            board = chess.Board() if fen == "startpos" else chess.Board(fen)
+        except ValueError as exc:
+            raise GameSetupError(f"invalid FEN {fen!r}: {exc}") from None
+        if not board.is_valid():
+            raise GameSetupError(f"invalid position {fen!r}: {board.status()!r}")
+        for text in moves:
+            try:
+                board.push(board.parse_uci(text))
+            except ValueError:
+                raise IllegalMoveError(f"illegal move {text!r} in {board.fen()!r}") from None
+        return ChessState(board)
+
+    def parse_move(self, state: ChessState, text: str) -> chess.Move:
+        try:
+            return state.board.parse_uci(text.strip())
+        except ValueError:
+            raise IllegalMoveError(f"illegal move {text!r} in {state.board.fen()!r}") from None
+
+    def format_move(self, state: ChessState, move: chess.Move) -> str:
+        return state.board.uci(move)

@@ -1,0 +1,193 @@
+"""Gomoku rules on any W x H board (5..26 each side), our own code.
+
+Moves are cell indices `y * width + x`; text is Gomocup's "x,y" (x the column).
+Rules: "freestyle" (five or more in a row wins) and "standard" (exactly five wins;
+an overline does not).  A full board with no winner is a draw.  The winner is
+detected from the last move only, so `play` costs O(board cells) for the copy and
+O(1) for the win check.
+"""
+from __future__ import annotations
+
+import random
+from typing import Hashable, Sequence
+
+from engine.games.base import GameSetupError, IllegalMoveError, Outcome
+
+__all__ = ["GomokuGame", "GomokuState", "RULES", "MIN_SIZE", "MAX_SIZE", "symmetry_permutations"]
+
+RULES = ("freestyle", "standard")
+MIN_SIZE, MAX_SIZE = 5, 26
+EMPTY, FIRST, SECOND = 0, 1, 2  # cell contents; FIRST moves first (black)
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+# Zobrist table indexed by [stone - 1][y * MAX_SIZE + x], so keys do not depend on width.
+_rng = random.Random(0x5EED_60B0)
+_ZOBRIST = tuple(tuple(_rng.getrandbits(64) for _ in range(MAX_SIZE * MAX_SIZE)) for _ in range(2))
+del _rng
+
+
+class GomokuState:
+    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves")
+
+    def __init__(self, game: "GomokuGame", cells: bytes, ply: int, last_move: int | None,
+                 key: int, outcome: Outcome | None):
+        self.game = game
+        self.cells = cells          # bytes of width*height: 0 empty, 1 first player, 2 second
+        self.ply = ply              # stones on the board
+        self.last_move = last_move
+        self._key = key
+        self._outcome = outcome
+        self._moves: list[int] | None = None
+
+    @property
+    def to_play(self) -> int:
+        return self.ply & 1
+
+    @property
+    def width(self) -> int:
+        return self.game.width
+
+    @property
+    def height(self) -> int:
+        return self.game.height
+
+    def legal_moves(self) -> Sequence[int]:
+        if self._moves is None:
+            if self._outcome is not None:
+                self._moves = []
+            else:
+                self._moves = [i for i, c in enumerate(self.cells) if c == EMPTY]
+        return self._moves
+
+    def is_legal(self, move: int) -> bool:
+        return self._outcome is None and 0 <= move < len(self.cells) and self.cells[move] == EMPTY
+
+    def play(self, move: int) -> "GomokuState":
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"illegal move {self.game.format_move(self, move)}")
+        stone = FIRST + self.to_play
+        cells = self.cells[:move] + bytes((stone,)) + self.cells[move + 1:]
+        x, y = move % self.game.width, move // self.game.width
+        key = self._key ^ _ZOBRIST[stone - 1][y * MAX_SIZE + x]
+        outcome = None
+        if self.game.makes_five(cells, move):
+            outcome = Outcome(winner=self.to_play, reason="five in a row")
+        elif self.ply + 1 == len(cells):
+            outcome = Outcome(winner=None, reason="board full")
+        return GomokuState(self.game, cells, self.ply + 1, move, key, outcome)
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    def key(self) -> Hashable:
+        return self._key
+
+    def stone_at(self, x: int, y: int) -> int:
+        return self.cells[y * self.game.width + x]
+
+    def __repr__(self) -> str:
+        rows = ["".join(".XO"[self.cells[y * self.width + x]] for x in range(self.width))
+                for y in range(self.height)]
+        return "GomokuState(\n" + "\n".join(rows) + "\n)"
+
+
+class GomokuGame:
+    """A board size and a rule.  `get_game("gomoku", width=15, height=15, rule="freestyle")`."""
+    name = "gomoku"
+
+    def __init__(self, width: int = 15, height: int | None = None, rule: str = "freestyle"):
+        height = width if height is None else height
+        for side in (width, height):
+            if not MIN_SIZE <= side <= MAX_SIZE:
+                raise GameSetupError(f"board size {width}x{height} outside {MIN_SIZE}..{MAX_SIZE}")
+        if rule not in RULES:
+            raise GameSetupError(f"unknown rule {rule!r} (expected one of {', '.join(RULES)})")
+        self.width, self.height, self.rule = width, height, rule
+
+    def __repr__(self) -> str:
+        return f"GomokuGame({self.width}x{self.height}, {self.rule})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GomokuGame) and (self.width, self.height, self.rule) == (
+            other.width, other.height, other.rule)
+
+    def __hash__(self) -> int:
+        return hash((self.width, self.height, self.rule))
+
+    def initial_state(self) -> GomokuState:
+        return GomokuState(self, bytes(self.width * self.height), 0, None, 0, None)
+
+    def state_from_moves(self, moves: Sequence[int]) -> GomokuState:
+        state = self.initial_state()
+        for move in moves:
+            state = state.play(move)
+        return state
+
+    def index(self, x: int, y: int) -> int:
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IllegalMoveError(f"{x},{y} is off the {self.width}x{self.height} board")
+        return y * self.width + x
+
+    def coords(self, move: int) -> tuple[int, int]:
+        return move % self.width, move // self.width
+
+    def parse_move(self, state: GomokuState, text: str) -> int:
+        parts = text.strip().split(",")
+        try:
+            x, y = (int(p) for p in parts)
+        except ValueError:
+            raise IllegalMoveError(f"malformed move {text!r} (expected x,y)") from None
+        move = self.index(x, y)
+        if not state.is_legal(move):
+            raise IllegalMoveError(f"{x},{y} is occupied" if state.cells[move] else
+                                   f"{x},{y} is not playable: the game is over")
+        return move
+
+    def format_move(self, state: GomokuState | None, move: int) -> str:
+        x, y = self.coords(move)
+        return f"{x},{y}"
+
+    def run_length(self, cells: bytes, move: int, dx: int, dy: int) -> int:
+        """Length of the same-colour line through `move` along (dx, dy)."""
+        w, h = self.width, self.height
+        stone = cells[move]
+        x0, y0 = move % w, move // w
+        length = 1
+        for sign in (1, -1):
+            x, y = x0 + sign * dx, y0 + sign * dy
+            while 0 <= x < w and 0 <= y < h and cells[y * w + x] == stone:
+                length += 1
+                x += sign * dx
+                y += sign * dy
+        return length
+
+    def makes_five(self, cells: bytes, move: int) -> bool:
+        """Does the stone on `move` complete a winning line under this rule?"""
+        exact = self.rule == "standard"
+        for dx, dy in _DIRECTIONS:
+            n = self.run_length(cells, move, dx, dy)
+            if n == 5 or (n > 5 and not exact):
+                return True
+        return False
+
+
+def symmetry_permutations(width: int, height: int) -> list[tuple[int, ...]]:
+    """Cell-index permutations for the board's symmetries: 8 on a square board, 4 otherwise.
+
+    perm[i] is where cell i goes; the identity comes first.  Used to augment training data.
+    """
+    def build(fn) -> tuple[int, ...]:
+        out = [0] * (width * height)
+        for y in range(height):
+            for x in range(width):
+                nx, ny = fn(x, y)
+                out[y * width + x] = ny * width + nx
+        return tuple(out)
+
+    w1, h1 = width - 1, height - 1
+    maps = [lambda x, y: (x, y), lambda x, y: (w1 - x, y),
+            lambda x, y: (x, h1 - y), lambda x, y: (w1 - x, h1 - y)]
+    if width == height:
+        maps += [lambda x, y: (y, x), lambda x, y: (h1 - y, x),
+                 lambda x, y: (y, w1 - x), lambda x, y: (h1 - y, w1 - x)]
+    return [build(fn) for fn in maps]

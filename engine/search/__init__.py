@@ -1,0 +1,4 @@
+"""Searchers: alpha-beta, neural MCTS, UCT, random.  No torch imports here (a test enforces it)."""
+from engine.search.limits import Searcher, Stopper
+
+__all__ = ["Searcher", "Stopper"]

@@ -1,0 +1,27 @@
+"""Console-script target for `engine`: the engine CLI plus the protocol servers."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from engine.cli import main, player_options
+from engine.factory import PlayerOptions
+
+__all__ = ["main"]
+
+
+@main.command()
+@player_options(default_player="alphabeta")
+def uci(options: PlayerOptions) -> None:
+    """Speak UCI (chess) on stdin/stdout."""
+    from protocols.uci import serve
+    sys.exit(serve(options, sys.stdin, sys.stdout))
+
+
+@main.command()
+@player_options(default_player="auto")
+def gomocup(options: PlayerOptions) -> None:
+    """Speak the Gomocup (piskvork) protocol on stdin/stdout."""
+    from protocols.gomocup import serve
+    sys.exit(serve(options, sys.stdin, sys.stdout))
