@@ -1,0 +1,39 @@
+"""The contract between the generic alpha-beta core and a game.
+
+Each game provides a `SearchBoard`: a private, mutable position used only inside
+one search (STYLE principle 2: push/pop in the hot loop, invisible to anyone else).
+Scores are integers from the side to move, in centipawn-like units; the core owns
+mate/win scoring (MATE_SCORE minus distance), so boards never return mate scores.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Protocol, Sequence
+
+from engine.types import Move
+
+__all__ = ["SearchBoard", "MATE_SCORE", "MATE_BOUND", "TERMINAL_WIN", "TERMINAL_LOSS", "TERMINAL_DRAW"]
+
+MATE_SCORE = 1_000_000          # a win at the root; a win in n plies scores MATE_SCORE - n
+MATE_BOUND = MATE_SCORE - 10_000  # |score| above this is a forced result
+TERMINAL_WIN, TERMINAL_DRAW, TERMINAL_LOSS = 1, 0, -1
+
+
+class SearchBoard(Protocol):
+    def push(self, move: Move) -> None: ...
+    def pop(self) -> None: ...
+    def key(self) -> Hashable: ...
+    """Transposition key of the current position (cheap: called at every node)."""
+    def terminal(self) -> int | None: ...
+    """None while the game goes on, else TERMINAL_WIN/DRAW/LOSS for the side to move."""
+    def evaluate(self) -> int: ...
+    """Static evaluation for the side to move (no mate scores)."""
+    def ordered_moves(self) -> Sequence[tuple[Move, int]]: ...
+    """Moves worth searching with a static ordering score, higher first-ish (the core
+    re-sorts with TT move, killers and history).  A game may prune (gomoku candidates)
+    or force (gomoku: only the winning move, or only the blocks of an opponent four)."""
+    def noisy_moves(self) -> Sequence[tuple[Move, int]]: ...
+    """Moves for quiescence (chess: captures/promotions, MVV-LVA scored); [] for gomoku."""
+    def is_quiet(self, move: Move) -> bool: ...
+    """Killer/history moves are quiet ones (not captures/promotions)."""
+    def in_check(self) -> bool: ...
+    """Side to move in check: no stand-pat in quiescence, no null-move pruning."""
