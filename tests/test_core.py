@@ -1,0 +1,151 @@
+"""The skeleton's contracts: import boundaries, Stopper, Engine threading, factory."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from engine.factory import PlayerOptions, UnknownPlayerError, make_searcher, resolve_player
+from engine.games import GameSetupError, get_game
+from engine.player import Engine
+from engine.search.limits import Stopper
+from engine.types import Limits, SearchResult, cp_from_value, value_from_cp
+
+
+def test_rules_search_and_protocol_modules_never_import_torch():
+    code = (
+        "import sys\n"
+        "import engine.types, engine.games, engine.games.chess, engine.games.gomoku\n"
+        "import engine.search, engine.search.limits, engine.factory, engine.player\n"
+        "import engine.search.alphabeta, engine.search.mcts, engine.search.uct\n"
+        "import protocols.uci, protocols.gomocup, protocols.cli\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_alphabeta_player_is_built_without_torch():
+    code = (
+        "import sys\n"
+        "from engine.games import get_game\n"
+        "from engine.factory import make_searcher, PlayerOptions\n"
+        "from engine.types import Limits\n"
+        "for game in (get_game('chess'), get_game('gomoku', width=9)):\n"
+        "    s = make_searcher(game, PlayerOptions(player='alphabeta'))\n"
+        "    s.search(game.initial_state(), Limits(depth=1))\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_cp_value_round_trip():
+    for cp in (-900, -150, -1, 0, 1, 35, 250, 1200):
+        assert cp_from_value(value_from_cp(cp)) == cp
+    assert cp_from_value(1.0) > 2000 and cp_from_value(-1.0) < -2000
+
+
+def test_stopper_node_and_depth_limits():
+    stopper = Stopper(Limits(nodes=100, depth=3))
+    assert not stopper.should_stop(99)
+    assert stopper.should_stop(100)
+    assert stopper.should_stop(0)  # sticky once stopped
+    stopper = Stopper(Limits(depth=3))
+    assert stopper.may_start_iteration(3)
+    assert not stopper.may_start_iteration(4)
+
+
+def test_stopper_uses_its_clock_for_soft_and_hard_deadlines():
+    now = [100.0]
+    stopper = Stopper(Limits(time=2.0, soft_time=0.5), clock=lambda: now[0])
+    assert stopper.may_start_iteration(5)
+    now[0] = 100.6
+    assert not stopper.may_start_iteration(5) and not stopper.should_stop()
+    now[0] = 102.0
+    assert stopper.should_stop()
+
+
+def test_stopper_infinite_ignores_clock_until_event():
+    now = [0.0]
+    event = threading.Event()
+    stopper = Stopper(Limits(infinite=True, time=1.0), event, clock=lambda: now[0])
+    now[0] = 1e6
+    assert not stopper.should_stop(10**9)
+    event.set()
+    assert stopper.should_stop()
+
+
+def test_stopper_default_time_applies_only_without_limits():
+    now = [0.0]
+    assert Stopper(Limits(), default_time=1.0, clock=lambda: now[0]).hard_deadline == 1.0
+    assert Stopper(Limits(depth=4), default_time=1.0, clock=lambda: now[0]).hard_deadline is None
+
+
+class _SlowSearcher:
+    """Searches until stopped; reports how often it was called."""
+    def __init__(self):
+        self.calls = 0
+
+    def new_game(self):
+        pass
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        self.calls += 1
+        stopper = Stopper(limits, stop)
+        while not stopper.should_stop():
+            time.sleep(0.002)
+        move = state.legal_moves()[0]
+        return SearchResult(best_move=move, value=0.0)
+
+
+def test_engine_go_is_asynchronous_and_delivers_one_result_per_go():
+    game = get_game("gomoku", width=9)
+    engine = Engine(_SlowSearcher())
+    results: list[SearchResult] = []
+    engine.go(game.initial_state(), Limits(infinite=True), on_done=results.append)
+    time.sleep(0.05)
+    assert engine.searching and not results
+    engine.stop()
+    engine.wait(2.0)
+    assert len(results) == 1 and results[0].best_move == 0
+    engine.go(game.initial_state(), Limits(infinite=True), on_done=results.append)
+    engine.go(game.initial_state(), Limits(time=0.01), on_done=results.append)  # stops the first
+    engine.wait(2.0)
+    assert len(results) == 3
+
+
+def test_engine_reports_search_errors_instead_of_dying():
+    class Broken:
+        def new_game(self):
+            pass
+
+        def search(self, state, limits, *, stop=None, on_info=None):
+            raise RuntimeError("boom")
+
+    errors: list[BaseException] = []
+    engine = Engine(Broken())
+    engine.go(get_game("chess").initial_state(), Limits(depth=1), on_error=errors.append)
+    engine.wait(2.0)
+    assert [str(e) for e in errors] == ["boom"]
+
+
+def test_factory_rejects_unknown_player_and_resolves_auto():
+    game = get_game("gomoku", width=9)
+    with pytest.raises(UnknownPlayerError):
+        make_searcher(game, PlayerOptions(player="nonsense"))
+    resolved = resolve_player(game, PlayerOptions(player="auto", weights="some.pt"))
+    assert resolved.player == "mcts" and resolved.weights == "some.pt"
+    assert resolve_player(game, PlayerOptions(player="alphabeta")).player == "alphabeta"
+
+
+def test_get_game_rejects_bad_settings():
+    with pytest.raises(GameSetupError):
+        get_game("go")
+    with pytest.raises(GameSetupError):
+        get_game("gomoku", width=4)
+    with pytest.raises(GameSetupError):
+        get_game("gomoku", width=15, rule="renju")
