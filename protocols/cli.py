@@ -23,5 +23,5 @@ def uci(options: PlayerOptions) -> None:
 @player_options(default_player="auto")
 def gomocup(options: PlayerOptions) -> None:
     """Speak the Gomocup (piskvork) protocol on stdin/stdout."""
-    from protocols.gomocup import serve
-    sys.exit(serve(options, sys.stdin, sys.stdout))
+    from protocols.gomocup import serve_stdio
+    sys.exit(serve_stdio(options))   # stderr silenced, one malloc arena (see protocols/gomocup.py)

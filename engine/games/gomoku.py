@@ -13,7 +13,8 @@ from typing import Hashable, Sequence
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
 
-__all__ = ["GomokuGame", "GomokuState", "RULES", "MIN_SIZE", "MAX_SIZE", "symmetry_permutations"]
+__all__ = ["GomokuGame", "GomokuState", "RULES", "MIN_SIZE", "MAX_SIZE", "symmetry_permutations",
+           "zobrist_code"]
 
 RULES = ("freestyle", "standard")
 MIN_SIZE, MAX_SIZE = 5, 26
@@ -24,6 +25,12 @@ _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 _rng = random.Random(0x5EED_60B0)
 _ZOBRIST = tuple(tuple(_rng.getrandbits(64) for _ in range(MAX_SIZE * MAX_SIZE)) for _ in range(2))
 del _rng
+
+
+def zobrist_code(stone: int, x: int, y: int) -> int:
+    """The key part of `stone` (1 first player, 2 second) on (x, y): GomokuState.key() is the
+    XOR of these, so private search boards can keep an equal key incrementally."""
+    return _ZOBRIST[stone - 1][y * MAX_SIZE + x]
 
 
 class GomokuState:
@@ -122,6 +129,36 @@ class GomokuGame:
         for move in moves:
             state = state.play(move)
         return state
+
+    def state_from_stones(self, first: Sequence[int], second: Sequence[int]) -> GomokuState:
+        """A position given as two stone sets, no move order (Gomocup BOARD, openings).
+
+        Replaying stones one by one could pass through a finished position (under
+        "standard" a later stone can turn a five into an overline), so the cells are
+        set directly.  The first player has as many stones as the second or one more.
+        """
+        if len(first) - len(second) not in (0, 1):
+            raise GameSetupError(f"{len(first)} first-player and {len(second)} second-player "
+                                 "stones: the first player has as many or one more")
+        cells = bytearray(self.width * self.height)
+        key = 0
+        for stone, moves in ((FIRST, first), (SECOND, second)):
+            for move in moves:
+                if not 0 <= move < len(cells) or cells[move] != EMPTY:
+                    raise GameSetupError(f"stone on cell {move}: off the board or placed twice")
+                cells[move] = stone
+                x, y = self.coords(move)
+                key ^= _ZOBRIST[stone - 1][y * MAX_SIZE + x]
+        frozen = bytes(cells)
+        winners = {frozen[m] - 1 for m in range(len(frozen)) if frozen[m] and self.makes_five(frozen, m)}
+        if len(winners) > 1:
+            raise GameSetupError("both players have five in a row")
+        outcome = None
+        if winners:
+            outcome = Outcome(winner=winners.pop(), reason="five in a row")
+        elif len(first) + len(second) == len(frozen):
+            outcome = Outcome(winner=None, reason="board full")
+        return GomokuState(self, frozen, len(first) + len(second), None, key, outcome)
 
     def index(self, x: int, y: int) -> int:
         if not (0 <= x < self.width and 0 <= y < self.height):

@@ -1,0 +1,424 @@
+"""The Gomocup (piskvork protocol) brain: `pbrain-plyzero` and `engine gomocup`.
+
+Text <-> Engine calls, nothing else (the pure decisions live in gomocup_policy.py).
+Input is read on its own thread (LineReader), searches run on the Engine's worker
+thread, so `END` exits at once even mid-search.
+A move request waits for nothing; any later command except INFO and END first waits
+for the pending answer, which keeps the dialogue strictly request/answer.
+
+Choices the protocol leaves open (documented here, pinned by tests):
+- BOARD field 3 (continuous-game mark) is an occupied cell that helps neither side;
+  it is counted as an opponent stone, since a brain stone is the one thing it is not.
+- The brain's colour follows from the stone counts at each move request: as many own
+  as opponent stones -> the brain moves first; one opponent stone more -> second.
+  Any other count is `ERROR` (not the brain's turn).
+- INFO rule bitmask: bit 1 (exactly five) or bit 4 (renju: exactly five for black)
+  -> "standard", else "freestyle".  Continuous (2), renju forbidden moves (4) and
+  caro (8) are not supported: the brain plays the nearest rule and says so in a
+  `MESSAGE` line before its next move.
+- No INFO timeout_turn -> DEFAULT_TIMEOUT_TURN_MS (the fastgame setting).
+- SWAP2BOARD is read up to DONE and refused with `ERROR` (swap2 is not supported).
+- A searcher that fails to build falls back to alphabeta, then random (MESSAGE says
+  so); a search that fails or overruns its budget answers a fallback legal move.
+- Nothing is ever written to stderr (piskvork reads it as the brain's stdout).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, TextIO
+
+import click
+
+from engine.cli import player_options
+from engine.factory import PlayerOptions, make_searcher, resolve_player
+from engine.games import GameSetupError, get_game
+from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState
+from engine.player import Engine
+from engine.search.limits import Searcher
+from engine.types import Limits, SearchInfo, SearchResult
+from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
+                                     format_message, move_budget, parse_ints, rule_from_bits)
+from protocols.io import LineReader, LineWriter
+
+__all__ = ["serve", "serve_stdio", "main", "GomocupBrain", "MatchSettings"]
+
+WATCHDOG_GRACE_S = 0.25           # past the hard limit: stop the search; as long again: fallback
+OWN, OPPONENT, MARK = 1, 2, 3     # BOARD field values
+VERSION = "0.1.0"
+
+MakeSearcher = Callable[[GomokuGame, PlayerOptions], Searcher]
+
+
+@dataclass
+class MatchSettings:
+    """What INFO has told us so far (ms, bytes, bitmask), mutable per session."""
+    timeout_turn: int | None = None
+    timeout_match: int | None = None
+    time_left: int | None = None
+    max_memory: int = 0
+    game_type: int = 1
+    rule_bits: int = 0
+    folder: str | None = None
+
+
+@dataclass(eq=False)
+class _MoveRequest:
+    """One pending move: answered exactly once, by the search or the fallback (silently after END)."""
+    state: GomokuState
+    limits: Limits
+    notes: list[str]
+    started: float
+    done: threading.Event = field(default_factory=threading.Event)
+    info: SearchInfo | None = None
+    timer: threading.Timer | None = None
+
+
+class GomocupBrain:
+    """Protocol state machine.  `handle(line)` returns False on END (exit now)."""
+
+    def __init__(self, options: PlayerOptions, write: Callable[[str], None], *,
+                 searcher_factory: MakeSearcher = make_searcher):
+        self.options = options
+        self.settings = MatchSettings()
+        self._write = write
+        self._make_searcher = searcher_factory
+        self._size: tuple[int, int] | None = None
+        self._stones: dict[int, int] = {}          # cell -> OWN / OPPONENT / MARK
+        self._block: tuple[str, list[str]] | None = None   # BOARD / SWAP2BOARD lines until DONE
+        self._engine: Engine | None = None
+        self._engine_key: tuple[GomokuGame, PlayerOptions] | None = None
+        self._player: str | None = None
+        self._notes: list[str] = []
+        self._pending: _MoveRequest | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self._handlers: dict[str, Callable[[str], str | None]] = {
+            "START": self._start, "RECTSTART": self._rectstart, "RESTART": self._restart,
+            "BEGIN": self._begin, "TURN": self._turn, "TAKEBACK": self._takeback, "PLAY": self._play,
+            "ABOUT": self._about, "BOARD": lambda arg: self._open_block("BOARD"),
+            "SWAP2BOARD": lambda arg: self._open_block("SWAP2BOARD"),
+        }
+
+    # ---- dispatch -------------------------------------------------------------------
+    def handle(self, line: str) -> bool:
+        command, _, arg = line.strip().partition(" ")
+        command, arg = command.upper(), arg.strip()
+        if command == "END":
+            self.abort()
+            return False
+        if command == "INFO" and self._block is None:
+            self._info(arg)
+            return True
+        self.wait()
+        try:
+            if self._block is not None:
+                answer = self._block_line(line.strip())
+            else:
+                handler = self._handlers.get(command)
+                answer = handler(arg) if handler else f"UNKNOWN command {command!r} not understood"
+        except ProtocolError as exc:
+            answer = f"ERROR {exc}"
+        except Exception as exc:  # a bug must not kill the brain or reach stderr
+            answer = f"ERROR internal error: {type(exc).__name__}: {exc}".replace("\n", " ")
+        if answer is not None:
+            self._write(answer)
+        return True
+
+    def wait(self) -> None:
+        """Block until the pending move (if any) has been answered."""
+        request = self._pending
+        if request is not None:
+            request.done.wait()
+
+    def abort(self) -> None:
+        """END: stop searching, answer nothing more."""
+        with self._lock:
+            self._closed = True
+        if self._engine is not None:
+            self._engine.stop()
+
+    # ---- board size and position ----------------------------------------------------
+    def _game(self) -> GomokuGame:
+        if self._size is None:
+            raise ProtocolError("no board yet: send START or RECTSTART first")
+        rule, _ = rule_from_bits(self.settings.rule_bits)
+        game = get_game("gomoku", width=self._size[0], height=self._size[1], rule=rule)
+        assert isinstance(game, GomokuGame)
+        return game
+
+    def _new_board(self, width: int, height: int) -> str:
+        if not (MIN_SIZE <= width <= MAX_SIZE and MIN_SIZE <= height <= MAX_SIZE):
+            raise ProtocolError(f"unsupported board size {width}x{height} (supported {MIN_SIZE}..{MAX_SIZE})")
+        self._size = (width, height)
+        return self._restart("")
+
+    def _start(self, arg: str) -> str:
+        size = parse_ints(arg, 1, "START N")[0]
+        return self._new_board(size, size)
+
+    def _rectstart(self, arg: str) -> str:
+        width, height = parse_ints(arg, 2, "RECTSTART W,H")
+        return self._new_board(width, height)
+
+    def _restart(self, arg: str) -> str:
+        self._game()
+        self._stones.clear()
+        if self._engine is not None:
+            self._engine.new_game()
+        return "OK"
+
+    def _cell(self, text: str, *, empty: bool) -> int:
+        x, y = parse_ints(text, 2, "x,y")
+        game = self._game()
+        if not (0 <= x < game.width and 0 <= y < game.height):
+            raise ProtocolError(f"{x},{y} is off the {game.width}x{game.height} board")
+        cell = game.index(x, y)
+        if empty and cell in self._stones:
+            raise ProtocolError(f"{x},{y} is occupied")
+        if not empty and cell not in self._stones:
+            raise ProtocolError(f"no stone on {x},{y}")
+        return cell
+
+    def _position(self) -> GomokuState:
+        """The brain to move: its colour follows from the stone counts."""
+        own = sorted(c for c, f in self._stones.items() if f == OWN)
+        other = sorted(c for c, f in self._stones.items() if f != OWN)
+        if len(own) == len(other):
+            first, second = own, other
+        elif len(other) == len(own) + 1:
+            first, second = other, own
+        else:
+            raise ProtocolError(f"not the brain's turn: {len(own)} own and {len(other)} opponent stones")
+        try:
+            state = self._game().state_from_stones(first, second)
+        except GameSetupError as exc:
+            raise ProtocolError(str(exc)) from None
+        outcome = state.outcome()
+        if outcome is not None:
+            raise ProtocolError(f"the game is over ({outcome.reason})")
+        return state
+
+    # ---- move requests --------------------------------------------------------------
+    def _begin(self, arg: str) -> None:
+        self._ask()
+
+    def _turn(self, arg: str) -> None:
+        cell = self._cell(arg, empty=True)
+        self._stones[cell] = OPPONENT
+        try:
+            self._ask()
+        except BaseException:
+            del self._stones[cell]   # after an ERROR the brain keeps its previous position
+            raise
+
+    def _open_block(self, kind: str) -> None:
+        self._block = (kind, [])
+
+    def _block_line(self, line: str) -> str | None:
+        assert self._block is not None
+        if line.upper() != "DONE":
+            self._block[1].append(line)
+            return None
+        kind, lines = self._block
+        self._block = None
+        if kind == "SWAP2BOARD":
+            raise ProtocolError("swap2 openings are not supported")
+        game = self._game()
+        stones: dict[int, int] = {}
+        for text in lines:
+            x, y, f = parse_ints(text, 3, "x,y,field")
+            if f not in (OWN, OPPONENT, MARK):
+                raise ProtocolError(f"bad field {f} in {text!r} (expected 1, 2 or 3)")
+            if not (0 <= x < game.width and 0 <= y < game.height):
+                raise ProtocolError(f"{x},{y} is off the {game.width}x{game.height} board")
+            if game.index(x, y) in stones:
+                raise ProtocolError(f"{x},{y} is given twice")
+            stones[game.index(x, y)] = f
+        previous, self._stones = self._stones, stones
+        try:
+            self._ask()
+        except BaseException:
+            self._stones = previous
+            raise
+        return None
+
+    def _ask(self) -> None:
+        """Start searching the current position; the answer is written by the worker."""
+        started = time.monotonic()
+        state = self._position()
+        settings = self.settings
+        limits = move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
+                             len(self._stones))
+        engine = self._engine_for(state.game)   # may load a network: its time counts
+        assert limits.time is not None
+        spent = time.monotonic() - started
+        if spent > 0.01:
+            hard = max(limits.time - spent, min(limits.time, INSTANT_S))
+            soft = None if limits.soft_time is None else min(limits.soft_time, hard)
+            limits = replace(limits, time=hard, soft_time=soft)
+        if self.options.nodes is not None:
+            limits = replace(limits, nodes=self.options.nodes)
+        notes, self._notes = self._notes, []
+        request = _MoveRequest(state, limits, notes, started)
+        request.timer = threading.Timer(limits.time + WATCHDOG_GRACE_S, self._overrun, args=(request,))
+        request.timer.daemon = True
+        request.timer.start()
+        self._pending = request
+
+        def on_info(info: SearchInfo) -> None:
+            request.info = info
+
+        def on_done(result: SearchResult) -> None:
+            self._answer(request, result.best_move, result.info or request.info)
+
+        def on_error(exc: BaseException) -> None:
+            request.notes.append(f"search failed ({type(exc).__name__}: {exc}); fallback move")
+            self._answer(request, None, None)
+
+        engine.go(state, limits, on_info=on_info, on_done=on_done, on_error=on_error)
+
+    def _overrun(self, request: _MoveRequest) -> None:
+        """Watchdog: the searcher missed its hard limit; stop it, then answer without it."""
+        if self._engine is not None:
+            self._engine.stop()
+        if not request.done.wait(WATCHDOG_GRACE_S):
+            request.notes.append("search overran its budget; fallback move")
+            self._answer(request, None, None)
+
+    def _answer(self, request: _MoveRequest, move: int | None, info: SearchInfo | None) -> None:
+        with self._lock:
+            if request.done.is_set():
+                return
+            try:
+                if request.timer is not None:
+                    request.timer.cancel()
+                state = request.state
+                if move is None or not state.is_legal(move):
+                    if move is not None:
+                        request.notes.append(f"searcher returned illegal move {move}; fallback move")
+                    move = fallback_move(state)
+                    info = None
+                if not self._closed:
+                    self._stones[move] = OWN
+                    self._spend(time.monotonic() - request.started)
+                    for note in request.notes:
+                        self._write("MESSAGE " + note.replace("\n", " "))
+                    if info is not None:
+                        self._write(format_message(info, state.game))
+                    self._write(state.game.format_move(state, move))
+            finally:
+                request.done.set()   # never leave the input loop waiting
+
+    def _spend(self, seconds: float) -> None:
+        """Keep time_left roughly right if the manager does not resend it before every move."""
+        left = self.settings.time_left
+        if left is not None and 0 < left < UNLIMITED_MS:
+            self.settings.time_left = left - int(seconds * 1000)
+
+    def _engine_for(self, game: GomokuGame) -> Engine:
+        """The Engine for this game and options, built on first use (lazy imports, weights)."""
+        options = resolve_player(game, self.options)
+        memory_mb = self.settings.max_memory // 2**20
+        if memory_mb > 0 and options.player == "alphabeta":
+            options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 4)))
+        key = (game, options)
+        if self._engine is not None and self._engine_key == key:
+            return self._engine
+        if self._engine is not None:
+            self._engine.stop()
+            self._engine.wait()
+        chain = [options] + [options.with_changes(player=p) for p in ("alphabeta", "random")
+                             if p != options.player]
+        for candidate in chain:
+            try:
+                searcher = self._make_searcher(game, candidate)
+            except Exception as exc:
+                self._notes.append(f"player {candidate.player} unavailable ({type(exc).__name__}: {exc})")
+                continue
+            if candidate is not options:
+                self._notes.append(f"playing with {candidate.player}")
+            self._engine, self._engine_key, self._player = Engine(searcher), key, candidate.player
+            return self._engine
+        raise ProtocolError("no player could be built")
+
+    # ---- the rest ---------------------------------------------------------------------
+    def _takeback(self, arg: str) -> str:
+        del self._stones[self._cell(arg, empty=False)]
+        return "OK"
+
+    def _play(self, arg: str) -> str:
+        cell = self._cell(arg, empty=True)
+        self._stones[cell] = OWN
+        return self._game().format_move(None, cell)
+
+    def _about(self, arg: str) -> str:
+        player = self._player or resolve_player(get_game("gomoku"), self.options).player
+        return (f'name="PlyZero", version="{VERSION}", author="PlyZero developers", '
+                f'country="International", player="{player}"')
+
+    def _info(self, arg: str) -> None:
+        """INFO key value: remembered, never answered; unknown keys and bad values ignored."""
+        key, _, value = arg.partition(" ")
+        key, value = key.lower(), value.strip()
+        if key == "folder":
+            self.settings.folder = value
+            return
+        if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule"):
+            return
+        try:
+            number = int(value)
+        except ValueError:
+            return
+        if key == "rule":
+            _, note = rule_from_bits(number)
+            if note is not None:
+                self._notes.append(note)
+            self.settings.rule_bits = number
+        else:
+            setattr(self.settings, key, number)
+
+
+def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *,
+          searcher_factory: MakeSearcher = make_searcher) -> int:
+    """Speak the protocol until END (exit at once) or end of input (answer, then exit)."""
+    brain = GomocupBrain(options, LineWriter(stdout), searcher_factory=searcher_factory)
+    for line in LineReader(stdin):
+        if not brain.handle(line):
+            return 0
+    brain.wait()
+    return 0
+
+
+def _one_malloc_arena() -> None:
+    """glibc gives each thread its own 64 MB malloc arena of address space; the Gomocup judge
+    counts virtual size against max_memory (350 MB), and our three threads alone reached it.
+    One arena keeps VmSize near the real footprint (measured: 320 MB -> 59 MB)."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-8, 1)   # M_ARENA_MAX = -8
+    except (OSError, AttributeError):
+        pass                  # not glibc: nothing to do
+
+
+def serve_stdio(options: PlayerOptions) -> int:
+    """serve() on the process's stdin/stdout with stderr silenced at the descriptor level
+    (piskvork reads our stderr as stdout; C libraries write to fd 2 directly)."""
+    _one_malloc_arena()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    sys.stderr = open(os.devnull, "w")
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")   # garbage bytes must not end the input thread
+    return serve(options, sys.stdin, sys.stdout)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@player_options(default_player="auto")
+def main(options: PlayerOptions) -> None:
+    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
+    sys.exit(serve_stdio(options))
