@@ -1,0 +1,138 @@
+"""Time manager: a UCI `go` (clock, movetime, depth, nodes...) -> Limits for one move.
+
+Pure functions, no clock reading: the Stopper alone reads the clock during a search.
+Inputs are milliseconds, exactly as UCI sends them; budgets come back in seconds,
+ready for `Limits(time=hard, soft_time=soft)`.
+
+The rule (Stockfish's shape): over a horizon of `movestogo` (or 30) moves, the time
+pool is the clock plus the increments to come, less `overhead` per move to come (the
+pipe, GUI and process lag the engine cannot see, paid on every move).  `soft` is the
+pool's share for one move (no new iteration after it); `hard` allows three times that
+for an iteration under way, but never more than a fraction of the clock.  When the
+pool is empty the engine moves at once and lives off the increment.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from engine.types import Limits
+
+__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET",
+           "DEFAULT_HORIZON", "DEFAULT_OVERHEAD_MS"]
+
+DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` default
+MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, found at once
+DEFAULT_HORIZON = 30     # sudden death: plan as if 30 more moves had to be played
+MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
+HARD_FACTOR = 3.0        # hard = 3 x soft, within the caps below
+SOFT_CAP = 0.2           # fractions of the usable clock one move may plan (soft, hard)...
+HARD_CAP = 0.4
+LAST_MOVE_CAPS = (0.5, 0.9)  # ...and for the last move before the time control
+MOVETIME_MARGIN = 0.2    # share of a movetime kept for the answer's way back (<= overhead)
+
+
+def allocate(wtime: float | None, btime: float | None, winc: float | None, binc: float | None,
+             movestogo: int | None, turn: int, overhead: float = DEFAULT_OVERHEAD_MS) -> tuple[float, float]:
+    """(soft, hard) seconds for the side `turn` (0 White, 1 Black); clock arguments in ms.
+
+    Only one side's clock given (fastchess with a clock for one engine): the other
+    side's clock stands in for ours.  Missing or zero increments count as 0; zero or
+    negative remaining time gives MIN_BUDGET.  Guarantees MIN_BUDGET <= soft <= hard
+    and, whenever remaining - overhead >= 1 ms, hard <= (remaining - overhead) / 1000.
+    """
+    own, other = (wtime, btime) if turn == 0 else (btime, wtime)
+    remaining = own if own is not None else other
+    if remaining is None:
+        raise ValueError("allocate() needs at least one of wtime/btime")
+    inc = max(0.0, float((winc if turn == 0 else binc) or 0.0))
+    overhead = max(0.0, float(overhead))
+    usable = float(remaining) - overhead
+    horizon = DEFAULT_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
+    pool = usable + inc * (horizon - 1) - overhead * horizon
+    if usable <= 0 or pool <= 0:
+        return MIN_BUDGET, MIN_BUDGET
+    soft_cap, hard_cap = LAST_MOVE_CAPS if horizon == 1 else (SOFT_CAP, HARD_CAP)
+    hard = min(HARD_FACTOR * pool / horizon, hard_cap * usable)
+    soft = min(pool / horizon, soft_cap * usable, hard)
+    return max(MIN_BUDGET, soft / 1000.0), max(MIN_BUDGET, hard / 1000.0)
+
+
+def movetime_budget(movetime: float, overhead: float = DEFAULT_OVERHEAD_MS) -> float:
+    """Seconds to search for `go movetime <ms>`: the full time less a margin for the
+    answer's way back (20 % of it, at most `overhead`), so it lands just inside."""
+    margin = min(max(0.0, float(overhead)), MOVETIME_MARGIN * float(movetime))
+    return max(MIN_BUDGET, (float(movetime) - margin) / 1000.0)
+
+
+_GO_NUMBERS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"})
+_GO_KEYWORDS = _GO_NUMBERS | {"ponder", "infinite", "searchmoves"}
+
+
+@dataclass(frozen=True)
+class GoCommand:
+    """A parsed `go`.  limits: what a normal search spends (for `ponder`, what it spends
+    after `ponderhit`); searchmoves stay text until the server checks them against the
+    position."""
+    limits: Limits
+    ponder: bool = False
+    searchmoves: tuple[str, ...] = ()
+
+    @property
+    def infinite(self) -> bool:
+        """`go infinite`: search until stop; the bestmove waits for it."""
+        return self.limits.infinite
+
+
+def parse_int(text: str) -> int | None:
+    """'1000', '-50', '1e3' -> int; anything else (or inf/nan) -> None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return int(value) if math.isfinite(value) else None
+
+
+def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> GoCommand:
+    """`go` arguments (tokens after `go`, any order) -> GoCommand for the side `turn` to move.
+
+    Unknown tokens and numbers that do not parse are skipped.  `mate n` becomes depth
+    2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
+    stands in for both (see timeman.allocate).
+    """
+    values: dict[str, int] = {}
+    ponder = infinite = False
+    searchmoves: list[str] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].lower()
+        i += 1
+        if token in _GO_NUMBERS:
+            value = parse_int(tokens[i]) if i < len(tokens) else None
+            if value is not None:
+                values[token] = value
+                i += 1
+        elif token == "ponder":
+            ponder = True
+        elif token == "infinite":
+            infinite = True
+        elif token == "searchmoves":
+            while i < len(tokens) and tokens[i].lower() not in _GO_KEYWORDS:
+                searchmoves.append(tokens[i].lower())
+                i += 1
+    if infinite:
+        return GoCommand(Limits(infinite=True), ponder, tuple(searchmoves))
+    depth = values.get("depth")
+    if depth is None and values.get("mate", 0) > 0:
+        depth = 2 * values["mate"] - 1
+    nodes = values.get("nodes")
+    soft = hard = None
+    if values.get("movetime") is not None:
+        soft = hard = movetime_budget(max(0, values["movetime"]), overhead_ms)
+    elif "wtime" in values or "btime" in values:
+        soft, hard = allocate(values.get("wtime"), values.get("btime"), values.get("winc"),
+                              values.get("binc"), values.get("movestogo"), turn, overhead_ms)
+    limits = Limits(nodes=nodes if nodes is not None and nodes > 0 else None, time=hard, soft_time=soft,
+                    depth=max(1, depth) if depth is not None else None)
+    return GoCommand(limits, ponder, tuple(searchmoves))

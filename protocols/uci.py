@@ -1,0 +1,467 @@
+"""UCI server: text <-> Engine calls for chess GUIs (cutechess, fastchess, python-chess, PyChess).
+
+Threads: a LineReader pumps stdin on its own thread; the main thread dispatches each
+line, so `isready` and `stop` are answered while the Engine's worker thread searches.
+Every `go` gets exactly one `bestmove`; for `go infinite` and `go ponder` it is held
+back until `stop`/`ponderhit`.  Adapter logic only: parse_go, format_info and
+format_bestmove are pure functions; rules live in engine.games, clocks in timeman.
+"""
+from __future__ import annotations
+
+import math
+import sys
+import threading
+from dataclasses import replace
+from typing import Callable, Sequence, TextIO
+
+from engine import __version__
+from engine.factory import PLAYERS, PlayerOptions, make_searcher
+from engine.games.base import GameSetupError, IllegalMoveError, State
+from engine.games.chess import ChessGame
+from engine.player import Engine
+from engine.search.limits import Searcher
+from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
+from protocols.io import LineReader, LineWriter
+from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, parse_go, parse_int
+
+__all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "UciServer", "serve", "main"]
+
+
+def _legal_pv(state: State, pv: Sequence[object]) -> list[str]:
+    """The longest legal prefix of `pv`, in UCI text (a TT-built pv may go stale)."""
+    text: list[str] = []
+    for move in pv:
+        if move not in state.legal_moves():
+            break
+        text.append(move.uci())  # type: ignore[attr-defined]
+        state = state.play(move)
+    return text
+
+
+def _mate_moves(mate_plies: int) -> int:
+    """Signed plies to mate -> UCI `mate n` in moves (positive: the side to move mates)."""
+    moves = (abs(mate_plies) + 1) // 2
+    return moves if mate_plies > 0 else -moves
+
+
+def format_info(info: SearchInfo, state: State, *, show_wdl: bool = False) -> str:
+    """One `info` line for a progress report about a search of `state`."""
+    parts = ["info", "depth", str(info.depth), "seldepth", str(max(info.seldepth, info.depth))]
+    if info.multipv != 1:
+        parts += ["multipv", str(info.multipv)]
+    if info.mate_plies is not None:
+        parts += ["score", "mate", str(_mate_moves(info.mate_plies))]
+    else:
+        parts += ["score", "cp", str(cp_from_value(info.value))]
+    if show_wdl and info.wdl is not None:
+        parts += ["wdl", *(str(int(x)) for x in info.wdl)]
+    parts += ["nodes", str(info.nodes), "nps", str(info.nps)]
+    if info.hashfull is not None:
+        parts += ["hashfull", str(info.hashfull)]
+    parts += ["time", str(int(round(info.time * 1000)))]
+    pv = _legal_pv(state, info.pv)
+    if pv:
+        parts += ["pv", *pv]
+    return " ".join(parts)
+
+
+def format_bestmove(state: State, result: SearchResult) -> tuple[str, str | None]:
+    """(`bestmove …` line, problem or None).  Always legal: a missing or illegal best
+    move falls back to the first legal move; no legal move gives `bestmove 0000`."""
+    legal = state.legal_moves()
+    if not legal:
+        return "bestmove 0000", None
+    move, problem = result.best_move, None
+    if move not in legal:
+        problem = f"searcher returned {move!r}, not a legal move; playing {legal[0].uci()}"
+        move = legal[0]
+    ponder = result.ponder_move
+    pv = result.info.pv if result.info is not None else ()
+    if ponder is None and len(pv) > 1 and pv[0] == move:
+        ponder = pv[1]
+    line = f"bestmove {move.uci()}"
+    if ponder is not None and ponder in state.play(move).legal_moves():
+        line += f" ponder {ponder.uci()}"
+    return line, problem
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class _Job:
+    """One `go`: its bestmove line is sent once, and only after release (stop/ponderhit
+    for held searches)."""
+
+    def __init__(self, state: State, limits: Limits, *, hold: bool, ponder: bool):
+        self.state, self.limits, self.ponder = state, limits, ponder
+        self.released = not hold
+        self.line: str | None = None
+        self.sent = False
+        self.timer: threading.Timer | None = None
+
+
+class UciServer:
+    """The UCI session: position, options and the current search.  `handle(line)`
+    returns False on quit.  Callbacks from the search thread go through `_lock`."""
+
+    def __init__(self, options: PlayerOptions, write: Callable[[str], None], *,
+                 searcher: Searcher | None = None):
+        """searcher: a ready searcher (tests' fake); otherwise built from `options` at the
+        first isready/go, so `uciok` never waits for a player to load."""
+        self.game = ChessGame()
+        self.state: State = self.game.initial_state()
+        self.options = options
+        self.write = write
+        self.engine: Engine | None = Engine(searcher) if searcher is not None else None
+        self._built: PlayerOptions | None = options if searcher is not None else None
+        self.overhead_ms: float = DEFAULT_OVERHEAD_MS
+        self.show_wdl = False
+        self.debug = False
+        self.multipv = 1
+        self._clear_hash = False
+        self._lock = threading.Lock()
+        self._job: _Job | None = None
+        self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
+            "uci": self.cmd_uci, "debug": self.cmd_debug, "isready": self.cmd_isready,
+            "setoption": self.cmd_setoption, "register": lambda _: None,
+            "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position, "go": self.cmd_go,
+            "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "quit": lambda _: False,
+        }
+        self.setters: dict[str, Callable[[str | None], None]] = {
+            "player": self.set_player, "weightsfile": self.set_weights,
+            "nodes": lambda v: self._set_player_int("nodes", v, 0, zero_is_none=True),
+            "minibatchsize": lambda v: self._set_player_int("batch", v, 1),
+            "threads": lambda v: self._set_player_int("threads", v, 1),
+            "hash": lambda v: self._set_player_int("hash_mb", v, 1),
+            "cpuct": self.set_cpuct, "move overhead": self.set_overhead,
+            "multipv": self.set_multipv, "uci_showwdl": self.set_show_wdl,
+            "ponder": lambda v: None, "clear hash": self.set_clear_hash,
+        }
+
+    # -- plumbing -----------------------------------------------------------------------
+    def info(self, text: str) -> None:
+        self.write("info string " + " ".join(text.split()))
+
+    def error(self, text: str) -> None:
+        self.info("error: " + text)
+
+    def handle(self, line: str) -> bool:
+        """Dispatch one input line; unknown leading tokens are skipped (UCI: 'joho debug on')."""
+        tokens = line.split()
+        for start, token in enumerate(tokens):
+            handler = self.handlers.get(token.lower())
+            if handler is not None:
+                try:
+                    return handler(tokens[start:]) is not False
+                except Exception as exc:  # an adapter bug must not kill the engine
+                    self.error(f"{token}: {_one_line(exc)}")
+                    return True
+        self.info(f"unknown command: {line[:80]}")
+        return True
+
+    def shutdown(self, timeout: float = 1.0) -> None:
+        """quit/EOF: stop the search, give it a moment to print its bestmove."""
+        job = self._job
+        if job is not None:
+            self._release(job)
+        if self.engine is not None:
+            self.engine.stop()
+            self.engine.wait(timeout)
+
+    def _searching(self) -> bool:
+        return self.engine is not None and self.engine.searching
+
+    def _ensure_engine(self) -> Engine:
+        """(Re)build the searcher after option changes, lazily and never mid-search.
+        A failure keeps the previous player (or, at the first build, alphabeta/random)."""
+        if self.engine is None or self._built != self.options:
+            searcher = self._build(self.options)
+            if searcher is None and self.engine is not None and self._built is not None:
+                self.options = self._built
+            else:
+                if searcher is None:
+                    searcher = self._fallback()
+                self.engine, self._built = Engine(searcher), self.options
+        if self._clear_hash:
+            self._clear_hash = False
+            self.engine.new_game()
+        return self.engine
+
+    def _fallback(self) -> Searcher:
+        for name in ("alphabeta", "random"):
+            if name == self.options.player:
+                continue  # just failed
+            options = self.options.with_changes(player=name, weights=None)
+            searcher = self._build(options)
+            if searcher is not None:
+                self.options = options
+                self.info(f"using player {name}")
+                return searcher
+        raise RuntimeError("no player could be built")
+
+    def _build(self, options: PlayerOptions) -> Searcher | None:
+        try:
+            return make_searcher(self.game, options)
+        except Exception as exc:
+            self.error(f"cannot build player {options.player!r}: {_one_line(exc)}")
+            return None
+
+    # -- search results (called from the search thread) --------------------------------
+    def _deliver(self, job: _Job, line: str) -> None:
+        with self._lock:
+            job.line = line
+            if job.released and not job.sent:
+                job.sent = True
+                self.write(line)
+
+    def _release(self, job: _Job) -> None:
+        with self._lock:
+            job.released = True
+            if job.timer is not None:
+                job.timer.cancel()
+            if job.line is not None and not job.sent:
+                job.sent = True
+                self.write(job.line)
+
+    def _on_done(self, job: _Job, result: SearchResult) -> None:
+        try:
+            line, problem = format_bestmove(job.state, result)
+        except Exception as exc:
+            line, _ = format_bestmove(job.state, SearchResult(best_move=None, value=0.0))
+            problem = f"bestmove: {_one_line(exc)}"
+        if problem:
+            self.error(problem)
+        self._deliver(job, line)
+
+    def _on_error(self, job: _Job, exc: BaseException) -> None:
+        self.error(f"search failed: {_one_line(exc)}")
+        self._on_done(job, SearchResult(best_move=None, value=0.0))
+
+    def _on_info(self, job: _Job, info: SearchInfo) -> None:
+        try:
+            self.write(format_info(info, job.state, show_wdl=self.show_wdl))
+        except Exception as exc:  # a bad report must not abort the search
+            self.error(f"info: {_one_line(exc)}")
+
+    def _retire_job(self) -> None:
+        """Stop the current search and wait for it: its bestmove is printed once."""
+        job, self._job = self._job, None
+        if job is not None:
+            self._release(job)
+        if self.engine is not None:
+            self.engine.stop()
+            self.engine.wait()
+
+    def _timer_stop(self, job: _Job) -> None:
+        with self._lock:
+            if self._job is job and not job.sent and self.engine is not None:
+                self.engine.stop()
+
+    # -- commands ----------------------------------------------------------------------
+    def cmd_uci(self, _: list[str]) -> None:
+        o = self.options
+        players = " ".join(f"var {name}" for name in [*PLAYERS, "auto"])
+        for line in (
+            f"id name PlyZero {__version__} ({o.player})",
+            "id author PlyZero developers",
+            f"option name Player type combo default {o.player} {players}",
+            f"option name WeightsFile type string default {o.weights or '<empty>'}",
+            f"option name Nodes type spin default {o.nodes or 0} min 0 max 1000000000",
+            f"option name MinibatchSize type spin default {o.batch} min 1 max 4096",
+            f"option name CPuct type string default {o.cpuct}",
+            f"option name Threads type spin default {o.threads} min 1 max 256",
+            f"option name Hash type spin default {o.hash_mb} min 1 max 65536",
+            f"option name Move Overhead type spin default {int(self.overhead_ms)} min 0 max 10000",
+            "option name MultiPV type spin default 1 min 1 max 256",
+            "option name UCI_ShowWDL type check default false",
+            "option name Ponder type check default false",
+            "option name Clear Hash type button",
+            "uciok",
+        ):
+            self.write(line)
+
+    def cmd_debug(self, tokens: list[str]) -> None:
+        self.debug = len(tokens) > 1 and tokens[1].lower() == "on"
+
+    def cmd_isready(self, _: list[str]) -> None:
+        if not self._searching():
+            self._ensure_engine()
+        self.write("readyok")
+
+    def cmd_setoption(self, tokens: list[str]) -> None:
+        lowered = [t.lower() for t in tokens]
+        if "name" not in lowered:
+            self.error("setoption needs 'name <id> [value <x>]'")
+            return
+        start = lowered.index("name") + 1
+        end = lowered.index("value", start) if "value" in lowered[start:] else len(tokens)
+        name = " ".join(tokens[start:end]).lower()
+        value = " ".join(tokens[end + 1:]) if end < len(tokens) else None
+        setter = self.setters.get(name)
+        if setter is None:
+            self.info(f"unknown option {name!r} ignored")
+            return
+        try:
+            setter(value)
+        except ValueError as exc:
+            self.error(f"option {name!r}: {exc}")
+
+    def cmd_ucinewgame(self, _: list[str]) -> None:
+        self._retire_job()
+        self.state = self.game.initial_state()
+        if self.engine is not None:
+            self.engine.new_game()
+
+    def cmd_position(self, tokens: list[str]) -> None:
+        args = tokens[1:]
+        moves: list[str] = []
+        if "moves" in args:
+            cut = args.index("moves")
+            args, moves = args[:cut], args[cut + 1:]
+        if args[:1] == ["startpos"]:
+            fen = "startpos"
+        elif args[:1] == ["fen"] and len(args) > 1:
+            fen = " ".join(args[1:])
+        else:
+            self.error("position needs 'startpos' or 'fen <fen>'; position unchanged")
+            return
+        try:
+            base = self.game.state_from_fen(fen)
+        except GameSetupError as exc:
+            self.error(f"{exc}; position unchanged")
+            return
+        try:
+            self.state = self.game.state_from_fen(fen, moves)
+        except IllegalMoveError:
+            self.state = self._play_prefix(base, moves)
+
+    def _play_prefix(self, state: State, moves: list[str]) -> State:
+        for text in moves:
+            try:
+                state = state.play(self.game.parse_move(state, text))  # type: ignore[arg-type]
+            except IllegalMoveError as exc:
+                self.error(f"{exc}; using the position before it")
+                break
+        return state
+
+    def cmd_go(self, tokens: list[str]) -> None:
+        self._retire_job()
+        engine = self._ensure_engine()
+        state = self.state
+        go = parse_go(tokens[1:], state.to_play, overhead_ms=self.overhead_ms)
+        legal = state.legal_moves()
+        restrict = tuple(m for m in legal if m.uci() in go.searchmoves)  # type: ignore[attr-defined]
+        if go.searchmoves and not restrict:
+            self.info("no legal move in searchmoves; searching all moves")
+        limits = replace(go.limits, searchmoves=restrict or None)
+        job = _Job(state, limits, hold=go.ponder or limits.infinite, ponder=go.ponder)
+        self._job = job
+        if self.debug:
+            self.info(f"go {self.options.player} ponder={go.ponder} {limits}")
+        if not legal:
+            self._deliver(job, "bestmove 0000")
+            return
+        search_limits = Limits(infinite=True, searchmoves=limits.searchmoves) if go.ponder else limits
+        engine.go(state, search_limits, on_info=lambda info: self._on_info(job, info),
+                  on_done=lambda result: self._on_done(job, result),
+                  on_error=lambda exc: self._on_error(job, exc))
+
+    def cmd_stop(self, _: list[str]) -> None:
+        job = self._job
+        if job is None or job.sent:
+            return  # a stray or second stop
+        self._release(job)
+        if self.engine is not None:
+            self.engine.stop()
+
+    def cmd_ponderhit(self, _: list[str]) -> None:
+        """The predicted move was played: the ponder search becomes a timed one."""
+        job = self._job
+        if job is None or not job.ponder or job.released:
+            return
+        job.ponder = False
+        if job.limits.infinite:
+            return  # `go ponder infinite`: still held until stop
+        budget = job.limits.soft_time or job.limits.time
+        self._release(job)
+        if job.sent:
+            return
+        if budget is None or self.engine is None:
+            self._timer_stop(job)
+            return
+        with self._lock:
+            job.timer = threading.Timer(budget, self._timer_stop, args=(job,))
+            job.timer.daemon = True
+            job.timer.start()
+
+    # -- options -------------------------------------------------------------------------
+    def set_player(self, value: str | None) -> None:
+        name = (value or "").strip().lower()
+        if name not in PLAYERS and name != "auto":
+            raise ValueError(f"unknown player {value!r} (expected one of {', '.join(PLAYERS)}, auto)")
+        self.options = self.options.with_changes(player=name)
+
+    def set_weights(self, value: str | None) -> None:
+        path = (value or "").strip()
+        self.options = self.options.with_changes(weights=None if path in ("", "<empty>") else path)
+
+    def _set_player_int(self, field: str, value: str | None, minimum: int, zero_is_none: bool = False) -> None:
+        number = parse_int(value or "")
+        if number is None or number < minimum:
+            raise ValueError(f"expected an integer >= {minimum}, got {value!r}")
+        self.options = self.options.with_changes(**{field: None if zero_is_none and number == 0 else number})
+
+    def set_cpuct(self, value: str | None) -> None:
+        try:
+            cpuct = float(value or "")
+        except ValueError:
+            raise ValueError(f"expected a number, got {value!r}") from None
+        if not math.isfinite(cpuct) or cpuct < 0:
+            raise ValueError(f"expected a number >= 0, got {value!r}")
+        self.options = self.options.with_changes(cpuct=cpuct)
+
+    def set_overhead(self, value: str | None) -> None:
+        number = parse_int(value or "")
+        if number is None or number < 0:
+            raise ValueError(f"expected milliseconds >= 0, got {value!r}")
+        self.overhead_ms = float(number)
+
+    def set_multipv(self, value: str | None) -> None:
+        number = parse_int(value or "")
+        if number is None or number < 1:
+            raise ValueError(f"expected an integer >= 1, got {value!r}")
+        self.multipv = number
+        if number > 1:
+            self.info("MultiPV > 1 is accepted but only the best line is shown")
+
+    def set_show_wdl(self, value: str | None) -> None:
+        self.show_wdl = (value or "").strip().lower() == "true"
+
+    def set_clear_hash(self, value: str | None) -> None:
+        self._clear_hash = True
+
+
+def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *, searcher: Searcher | None = None) -> int:
+    """Run a UCI session until `quit` or end of input; returns the exit code.
+    searcher: use this one instead of building from `options` (tests' fakes)."""
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")  # a stray non-UTF-8 byte must not end the session
+        except (ValueError, OSError):
+            pass
+    server = UciServer(options, LineWriter(stdout), searcher=searcher)
+    try:
+        for line in LineReader(stdin):
+            if not server.handle(line):
+                break
+    finally:
+        server.shutdown()
+    return 0
+
+
+def main() -> None:
+    """`plyzero-uci`: the zero-argument launcher for GUIs (default player: alphabeta)."""
+    sys.exit(serve(PlayerOptions(), sys.stdin, sys.stdout))

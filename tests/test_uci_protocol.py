@@ -1,0 +1,595 @@
+"""UCI adapter: pure functions (parse_go, allocate, format_info, format_bestmove) and
+in-process transcripts through serve() with a scripted searcher and the real players."""
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from typing import Callable, Iterator
+
+import chess
+import pytest
+
+from engine.factory import PLAYERS, PlayerOptions
+from engine.games.chess import ChessGame
+from engine.search.random_player import RandomPlayer
+from engine.types import Limits, SearchInfo, SearchResult
+from protocols.timeman import MIN_BUDGET, allocate, movetime_budget
+from protocols.uci import format_bestmove, format_info, parse_go, serve
+
+GAME = ChessGame()
+START = GAME.initial_state()
+MATED_FEN = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"  # fool's mate
+
+
+def go(text: str, turn: int = 0, overhead: float = 30):
+    return parse_go(text.split(), turn, overhead_ms=overhead)
+
+
+# ----------------------------------------------------------------------------- parse_go
+
+def test_parse_go_cutechess_clock_then_depth():
+    cmd = go("wtime 300000 btime 300000 winc 2000 binc 2000 depth 10")
+    soft, hard = allocate(300000, 300000, 2000, 2000, None, 0, 30)
+    assert cmd.limits.time == pytest.approx(hard) and cmd.limits.soft_time == pytest.approx(soft)
+    assert cmd.limits.depth == 10 and not cmd.ponder and not cmd.limits.infinite
+
+
+def test_parse_go_cutechess_omits_zero_increment_and_sends_movestogo():
+    cmd = go("wtime 40000 btime 40000 movestogo 20", turn=1)
+    assert cmd.limits.soft_time == pytest.approx((40000 - 30 - 20 * 30) / 20 / 1000)
+    assert cmd.limits.time <= (40000 - 30) / 1000
+
+
+def test_parse_go_fastchess_nodes_before_clock():
+    cmd = go("nodes 5000 wtime 8000 btime 9000 winc 100 binc 100")
+    assert cmd.limits.nodes == 5000 and cmd.limits.time is not None
+
+
+def test_parse_go_fastchess_one_side_clock_stands_in_for_the_other():
+    white = go("wtime 100", turn=0).limits
+    black = go("wtime 100", turn=1).limits
+    assert white.time == black.time and 0 < white.time <= 0.07
+
+
+def test_parse_go_pychess_zero_increments():
+    cmd = go("wtime 60000 btime 60000 winc 0 binc 0")
+    assert cmd.limits == go("wtime 60000 btime 60000").limits
+    assert 1.0 < cmd.limits.soft_time < 3.0
+
+
+def test_parse_go_uses_own_clock_and_increment():
+    soft_w = go("wtime 10000 btime 60000 winc 0 binc 5000", turn=0).limits.soft_time
+    soft_b = go("wtime 10000 btime 60000 winc 0 binc 5000", turn=1).limits.soft_time
+    assert soft_w < 0.5 < 3.0 < soft_b
+
+
+def test_parse_go_movetime_lands_just_inside():
+    limits = go("movetime 50").limits
+    assert 0.035 <= limits.time < 0.05 and limits.soft_time == limits.time
+    assert go("movetime 1000").limits.time == pytest.approx(0.97)  # margin capped by the overhead
+    assert go("movetime 1000", overhead=0).limits.time == pytest.approx(1.0)
+    assert go("movetime 2000 wtime 1000 btime 1000").limits.time == pytest.approx(movetime_budget(2000))
+
+
+def test_parse_go_infinite_ponder_searchmoves_in_any_order():
+    cmd = go("searchmoves e2e4 D2D4 ponder wtime 1000 btime 1000 infinite")
+    assert cmd.infinite and cmd.ponder and cmd.searchmoves == ("e2e4", "d2d4")
+    ponder = go("ponder wtime 1000 btime 1000 winc 10 binc 10")
+    assert ponder.ponder and ponder.limits.time is not None and not ponder.limits.infinite
+
+
+def test_parse_go_mate_becomes_odd_depth_and_depth_wins():
+    assert go("mate 3").limits.depth == 5
+    assert go("mate 3 depth 2").limits.depth == 2
+
+
+def test_parse_go_ignores_garbage_and_bad_numbers():
+    cmd = go("foo wtime bar btime 1000 nodes -5 depth 0 bogus 7")
+    assert cmd.limits.nodes is None and cmd.limits.depth == 1 and cmd.limits.time is not None
+    bare = go("")
+    assert bare.limits == Limits() and not bare.ponder and bare.searchmoves == ()
+
+
+def test_parse_go_negative_clock_moves_at_once():
+    assert go("wtime -500 btime 1000").limits.time == MIN_BUDGET
+
+
+# ----------------------------------------------------------------------------- allocate
+
+def test_allocate_never_exceeds_usable_clock():
+    for remaining, inc, mtg, overhead in itertools.product(
+            (31, 50, 100, 1000, 10_000, 600_000), (None, 0, 10, 1000, 30_000), (None, 1, 2, 40, 100),
+            (0, 30, 100)):
+        soft, hard = allocate(remaining, remaining, inc, inc, mtg, 0, overhead)
+        assert MIN_BUDGET <= soft <= hard
+        if remaining > overhead:
+            assert hard <= (remaining - overhead) / 1000 + 1e-12, (remaining, inc, mtg, overhead)
+
+
+def test_allocate_sane_slices():
+    soft, hard = allocate(60_000, 60_000, None, None, None, 0, 30)
+    assert 1.5 < soft < 2.5 and 2 * soft <= hard < 24
+    soft, hard = allocate(10_000, 10_000, None, None, 1, 1, 30)
+    assert 5 < hard <= 9.97
+    soft, hard = allocate(1000, 1000, 1000, 1000, None, 0, 30)  # big increment relative to clock
+    assert soft >= 0.15 and hard <= 0.97
+    assert allocate(1000, 1000, 10, 10, None, 0, 30)[0] < allocate(1000, 1000, 10, 10, None, 0, 0)[0]
+
+
+def test_allocate_zero_or_negative_time():
+    assert allocate(0, 0, 0, 0, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
+    assert allocate(-200, 5000, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
+    with pytest.raises(ValueError):
+        allocate(None, None, 0, 0, None, 0, 30)
+
+
+@pytest.mark.parametrize("base_ms, inc_ms, lag_ms", [(1000, 10, 5), (1000, 10, 15), (10_000, 100, 15),
+                                                     (60_000, 1000, 15)])
+def test_clock_with_increment_survives_120_moves_spending_the_hard_limit(base_ms, inc_ms, lag_ms):
+    """Worst case: every move uses its whole hard budget plus lag the engine cannot see
+    (pipes, process wake-up, the searcher's last poll), for 120 moves of one side."""
+    remaining = float(base_ms)
+    for _ in range(120):
+        _, hard = allocate(remaining, remaining, inc_ms, inc_ms, None, 0, 30)
+        remaining -= hard * 1000 + lag_ms
+        assert remaining > 0, "flagged"
+        remaining += inc_ms
+
+
+@pytest.mark.parametrize("base_ms", [1000, 3000, 60_000])
+def test_sudden_death_clock_survives_120_moves_at_the_soft_budget(base_ms):
+    remaining = float(base_ms)
+    for _ in range(120):
+        soft, _ = allocate(remaining, remaining, None, None, None, 0, 30)
+        remaining -= soft * 1000 + 0.3
+        assert remaining > 0, "flagged"
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def _info(**kw) -> SearchInfo:
+    base = dict(depth=7, seldepth=12, value=0.2449, nodes=12345, time=0.5, pv=())
+    base.update(kw)
+    return SearchInfo(**base)
+
+
+def test_format_info_cp_nodes_time_pv():
+    pv = tuple(chess.Move.from_uci(m) for m in ("e2e4", "e7e5", "g1f3"))
+    line = format_info(_info(pv=pv, hashfull=42), START)
+    assert line == ("info depth 7 seldepth 12 score cp 100 nodes 12345 nps 24690 hashfull 42 "
+                    "time 500 pv e2e4 e7e5 g1f3")
+
+
+def test_format_info_mate_sign_in_moves():
+    assert " score mate 2 " in format_info(_info(mate_plies=3), START)
+    assert " score mate 1 " in format_info(_info(mate_plies=1), START)
+    assert " score mate -1 " in format_info(_info(mate_plies=-2), START)
+    assert " score mate -3 " in format_info(_info(mate_plies=-6), START)
+
+
+def test_format_info_wdl_only_when_asked_and_known():
+    assert "wdl" not in format_info(_info(wdl=(600, 300, 100)), START)
+    assert " wdl 600 300 100 " in format_info(_info(wdl=(600, 300, 100)), START, show_wdl=True)
+    assert "wdl" not in format_info(_info(), START, show_wdl=True)
+
+
+def test_format_info_castling_as_king_move_and_stale_pv_truncated():
+    state = GAME.state_from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    castle = [m for m in state.legal_moves() if state.board.is_castling(m) and m.to_square == chess.G1][0]
+    stale = chess.Move.from_uci("a1a8")  # legal for White, not for Black after castling
+    line = format_info(_info(pv=(castle, stale)), state)
+    assert line.endswith("pv e1g1")
+    assert " pv" not in format_info(_info(pv=(stale, chess.Move.from_uci("e7e5"))), START)
+
+
+def test_format_bestmove_legal_ponder_fallback_and_none():
+    e4, e5 = chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")
+    info = _info(pv=(e4, e5))
+    assert format_bestmove(START, SearchResult(e4, 0.0, info=info)) == ("bestmove e2e4 ponder e7e5", None)
+    assert format_bestmove(START, SearchResult(e4, 0.0, ponder_move=chess.Move.from_uci("e2e4"))) \
+        == ("bestmove e2e4", None)  # an illegal ponder move is dropped
+    line, problem = format_bestmove(START, SearchResult(chess.Move.from_uci("e2e5"), 0.0))
+    assert problem and line == f"bestmove {START.legal_moves()[0].uci()}"
+    line, problem = format_bestmove(START, SearchResult(None, 0.0))
+    assert problem and line.startswith("bestmove ") and line != "bestmove 0000"
+    mated = GAME.state_from_fen(MATED_FEN)
+    assert format_bestmove(mated, SearchResult(None, -1.0)) == ("bestmove 0000", None)
+    promoting = GAME.state_from_fen("7k/P7/8/8/8/8/8/K7 w - - 0 1")
+    queen = chess.Move.from_uci("a7a8q")
+    assert format_bestmove(promoting, SearchResult(queen, 1.0))[0] == "bestmove a7a8q"
+
+
+# ----------------------------------------------------------------------------- transcripts
+
+class FakeSearcher:
+    """Scripted searcher: records what it was asked, reports one info, honours stop and
+    time; plays `choose(state)` (default: the first legal move) or raises `fail`."""
+
+    def __init__(self, choose: Callable | None = None, fail: Exception | None = None,
+                 wdl: tuple[int, int, int] | None = None, mate_plies: int | None = None):
+        self.choose, self.fail, self.wdl, self.mate_plies = choose, fail, wdl, mate_plies
+        self.calls: list[tuple[object, Limits]] = []
+        self.new_games = 0
+
+    def new_game(self) -> None:
+        self.new_games += 1
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        self.calls.append((state, limits))
+        stop = stop or threading.Event()
+        if limits.infinite:
+            stop.wait(30)
+        elif limits.time is not None:
+            stop.wait(limits.time)
+        if self.fail is not None:
+            raise self.fail
+        moves = list(limits.searchmoves or state.legal_moves())
+        move = self.choose(state) if self.choose else moves[0]
+        info = SearchInfo(depth=3, seldepth=5, value=0.1, nodes=100, time=0.01, pv=(move,),
+                          wdl=self.wdl, mate_plies=self.mate_plies)
+        if on_info is not None:
+            on_info(info)
+        return SearchResult(best_move=move, value=0.1, info=info)
+
+
+class Pipe:
+    """stdin stand-in: iterating blocks until the test sends a line; close() is EOF."""
+
+    def __init__(self) -> None:
+        self._lines: queue.Queue[str | None] = queue.Queue()
+
+    def send(self, *lines: str) -> None:
+        for line in lines:
+            self._lines.put(line + "\n")
+
+    def close(self) -> None:
+        self._lines.put(None)
+
+    def __iter__(self) -> Iterator[str]:
+        while (line := self._lines.get()) is not None:
+            yield line
+
+
+class Screen:
+    """stdout stand-in: collects lines; `expect` waits for one starting with a prefix."""
+
+    def __init__(self) -> None:
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self._partial = ""
+
+    def write(self, text: str) -> None:
+        self._partial += text
+        *lines, self._partial = self._partial.split("\n")
+        for line in lines:
+            self._lines.put(line)
+
+    def flush(self) -> None:
+        pass
+
+    def expect(self, prefix: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(0.0, left))
+            except queue.Empty:
+                raise AssertionError(f"no line starting {prefix!r}; saw {self.seen}") from None
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+
+    def drain(self, wait: float = 0.1) -> list[str]:
+        time.sleep(wait)
+        out = []
+        while not self._lines.empty():
+            out.append(self._lines.get())
+        self.seen += out
+        return out
+
+
+class Session:
+    """serve() on a thread, driven line by line."""
+
+    def __init__(self, options: PlayerOptions | None = None, searcher=None):
+        self.stdin, self.stdout = Pipe(), Screen()
+        self.exit_codes: list[int] = []
+        self.thread = threading.Thread(
+            target=lambda: self.exit_codes.append(
+                serve(options or PlayerOptions(), self.stdin, self.stdout, searcher=searcher)),
+            daemon=True)
+        self.thread.start()
+
+    def send(self, *lines: str) -> None:
+        self.stdin.send(*lines)
+
+    def ask(self, line: str, prefix: str, timeout: float = 10.0) -> str:
+        self.send(line)
+        return self.stdout.expect(prefix, timeout)
+
+    def ready(self) -> None:
+        self.ask("isready", "readyok")
+
+    def quit(self) -> int:
+        self.send("quit")
+        self.thread.join(5)
+        assert not self.thread.is_alive(), "serve() did not return after quit"
+        return self.exit_codes[0]
+
+
+@pytest.fixture
+def fake():
+    return FakeSearcher()
+
+
+@pytest.fixture
+def session(fake):
+    s = Session(searcher=fake)
+    yield s
+    s.stdin.close()
+    s.thread.join(5)
+
+
+def _bestmove(line: str, state=START) -> chess.Move:
+    move = chess.Move.from_uci(line.split()[1])
+    assert move in state.legal_moves(), line
+    return move
+
+
+def test_uci_handshake_lists_options_and_ends_with_uciok(session):
+    session.send("uci")
+    assert session.stdout.expect("id name").startswith("id name PlyZero ")
+    uciok_seen = session.stdout.expect("uciok")
+    assert uciok_seen == "uciok"
+    names = [line for line in session.stdout.seen if line.startswith("option name ")]
+    for option in ("Player type combo", "WeightsFile type string", "Nodes type spin", "MinibatchSize",
+                   "CPuct", "Threads type spin", "Hash type spin", "Move Overhead type spin",
+                   "MultiPV type spin", "UCI_ShowWDL type check", "Clear Hash type button"):
+        assert any(line.startswith(f"option name {option}") for line in names), option
+    assert session.quit() == 0
+
+
+def test_go_infinite_holds_bestmove_until_stop_and_isready_answers_meanwhile(session):
+    session.send("position startpos moves e2e4", "go infinite")
+    session.ready()
+    assert not [line for line in session.stdout.drain(0.2) if line.startswith("bestmove")]
+    _bestmove(session.ask("stop", "bestmove"), GAME.state_from_fen("startpos", ["e2e4"]))
+    session.send("stop", "stop")  # PyChess's second stop, and a stray one
+    session.ready()
+    assert sum(line.startswith("bestmove") for line in session.stdout.seen) == 1
+
+
+def test_searcher_finishing_early_under_infinite_still_waits_for_stop():
+    s = Session(searcher=RandomPlayer(seed=1))  # answers at once, whatever the limits
+    s.send("position startpos", "go infinite")
+    s.ready()
+    assert not [line for line in s.stdout.drain(0.2) if line.startswith("bestmove")]
+    _bestmove(s.ask("stop", "bestmove"))
+    s.send("position fen " + MATED_FEN, "go infinite")  # no legal move: known at once, held too
+    s.ready()
+    assert not [line for line in s.stdout.drain(0.2) if line.startswith("bestmove")]
+    assert s.ask("stop", "bestmove") == "bestmove 0000"
+    assert s.quit() == 0
+
+
+def test_ponder_then_ponderhit_becomes_a_timed_search(session, fake):
+    session.send("position startpos", "go ponder wtime 2000 btime 2000")
+    session.ready()
+    assert fake.calls[-1][1].infinite
+    assert not [line for line in session.stdout.drain(0.2) if line.startswith("bestmove")]
+    started = time.monotonic()
+    _bestmove(session.ask("ponderhit", "bestmove"))
+    soft = parse_go("wtime 2000 btime 2000".split(), 0).limits.soft_time
+    assert time.monotonic() - started >= soft * 0.9
+
+
+def test_ponder_then_stop_answers_once(session):
+    session.send("position startpos", "go ponder wtime 2000 btime 2000")
+    session.ready()
+    _bestmove(session.ask("stop", "bestmove"))
+    session.send("ponderhit", "stop")
+    session.ready()
+    assert sum(line.startswith("bestmove") for line in session.stdout.seen) == 1
+
+
+def test_go_during_a_search_answers_both_exactly_once(session):
+    session.send("position startpos", "go infinite")
+    session.ready()
+    session.send("go movetime 30")
+    session.stdout.expect("bestmove")
+    session.stdout.expect("bestmove")
+    session.ready()
+    assert sum(line.startswith("bestmove") for line in session.stdout.seen) == 2
+
+
+def test_movetime_search_gets_the_budget_and_searchmoves(session, fake):
+    session.send("position startpos", "go movetime 40 searchmoves g1f3 b1c3 e2e5")
+    assert session.stdout.expect("bestmove") == "bestmove g1f3"
+    limits = fake.calls[-1][1]
+    assert limits.time == pytest.approx(movetime_budget(40)) and not limits.infinite
+    assert [m.uci() for m in limits.searchmoves] == ["g1f3", "b1c3"]
+    assert any(line.startswith("info depth 3 seldepth 5 score cp") and line.endswith("pv g1f3")
+               for line in session.stdout.seen)
+
+
+def test_malformed_fen_keeps_previous_position(session, fake):
+    session.send("position startpos moves e2e4 e7e5")
+    session.send("position fen not/a/fen w - - 0 1")
+    assert session.stdout.expect("info string error:")
+    session.send("position fen")
+    assert session.stdout.expect("info string error:")
+    session.send("go depth 1")
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][0].board.fen() == GAME.state_from_fen("startpos", ["e2e4", "e7e5"]).board.fen()
+
+
+def test_illegal_move_in_list_uses_the_position_before_it(session, fake):
+    session.send("position startpos moves e2e4 e7e5 e1e3 g1f3")
+    assert "e1e3" in session.stdout.expect("info string error:")
+    session.send("go depth 1")
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][0].board.fen() == GAME.state_from_fen("startpos", ["e2e4", "e7e5"]).board.fen()
+
+
+def test_long_history_is_accepted(session, fake):
+    board, moves = chess.Board(), []
+    for ply in range(300):  # knights shuffling: a long, legal history
+        move = [chess.Move.from_uci(m) for m in ("g1f3", "g8f6", "f3g1", "f6g8")][ply % 4]
+        board.push(move)
+        moves.append(move.uci())
+    session.send("position startpos moves " + " ".join(moves), "go depth 1")
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][0].board.fen() == board.fen()
+
+
+def test_no_legal_moves_gives_0000(session, fake):
+    session.send("position fen " + MATED_FEN, "go movetime 20")
+    assert session.stdout.expect("bestmove") == "bestmove 0000"
+    assert fake.calls == []
+
+
+def test_searcher_exception_still_gives_a_legal_bestmove():
+    s = Session(searcher=FakeSearcher(fail=RuntimeError("boom\nsecond line")))
+    s.send("position startpos", "go depth 3")
+    assert "boom" in s.stdout.expect("info string error: search failed")
+    _bestmove(s.stdout.expect("bestmove"))
+    s.ready()
+    assert s.quit() == 0
+
+
+def test_illegal_searcher_move_is_replaced():
+    s = Session(searcher=FakeSearcher(choose=lambda state: chess.Move.from_uci("e2e5")))
+    s.send("position startpos", "go depth 1")
+    _bestmove(s.stdout.expect("bestmove"))
+    assert any(line.startswith("info string error:") for line in s.stdout.seen)
+    assert s.quit() == 0
+
+
+def test_garbage_unknown_commands_and_tokens_are_ignored(session):
+    session.send("hello there", "\x01\x02 ###", "register later", "joho debug on", "isready")
+    session.stdout.expect("readyok")
+    session.send("position startpos moves", "go wibble movetime 20 wobble")
+    _bestmove(session.stdout.expect("bestmove"))
+
+
+def test_setoption_names_are_case_insensitive_and_unknown_ones_harmless(fake):
+    s = Session(searcher=fake)
+    s.send("setoption name move overhead value 250", "setoption name Frobnicate value 3",
+           "setoption name Hash value lots", "setoption name uci_showwdl value true",
+           "setoption name MultiPV value 3", "setoption name Clear Hash", "setoption")
+    s.ready()
+    assert any("Frobnicate" in line or "frobnicate" in line for line in s.stdout.seen)
+    assert any(line.startswith("info string error: option 'hash'") for line in s.stdout.seen)
+    assert fake.new_games == 1  # the button, applied at isready
+    s.send("position startpos", "go wtime 1000 btime 1000")
+    s.stdout.expect("bestmove")
+    assert fake.calls[-1][1].time == pytest.approx(allocate(1000, 1000, 0, 0, None, 0, 250)[1])
+    assert s.quit() == 0
+
+
+def test_show_wdl_and_mate_scores_in_info():
+    s = Session(searcher=FakeSearcher(wdl=(700, 200, 100), mate_plies=-4))
+    s.send("setoption name UCI_ShowWDL value true", "position startpos", "go depth 2")
+    line = s.stdout.expect("info depth")
+    assert " score mate -2 wdl 700 200 100 " in line
+    s.stdout.expect("bestmove")
+    assert s.quit() == 0
+
+
+def test_quit_during_infinite_search_returns_promptly(session):
+    session.send("position startpos", "go infinite")
+    session.ready()
+    started = time.monotonic()
+    assert session.quit() == 0
+    assert time.monotonic() - started < 2.0
+
+
+def test_eof_ends_the_session_with_exit_code_zero():
+    s = Session(searcher=FakeSearcher())
+    s.send("uci", "position startpos", "go infinite")
+    s.stdout.expect("uciok")
+    s.stdin.close()
+    s.thread.join(5)
+    assert s.exit_codes == [0]
+
+
+def test_bad_player_options_keep_the_previous_player():
+    s = Session(PlayerOptions(player="random", seed=1))
+    s.ready()
+    s.send("setoption name Player value mcts", "setoption name WeightsFile value /nonexistent/net.pt")
+    s.ready()
+    assert any(line.startswith("info string error: cannot build player 'mcts'") for line in s.stdout.seen)
+    s.send("setoption name Player value nonsense")
+    assert "unknown player" in s.stdout.expect("info string error:")
+    s.send("position startpos moves d2d4", "go movetime 20")
+    _bestmove(s.stdout.expect("bestmove"), GAME.state_from_fen("startpos", ["d2d4"]))
+    assert s.quit() == 0
+
+
+def test_player_switch_rebuilds_lazily(monkeypatch):
+    built: list[str] = []
+    import engine.factory as factory
+    real = factory.make_searcher
+
+    def spy(game, options):
+        built.append(options.player)
+        return real(game, options)
+
+    monkeypatch.setattr("protocols.uci.make_searcher", spy)
+    s = Session(PlayerOptions(player="random"))
+    s.send("uci")
+    s.stdout.expect("uciok")
+    assert built == []  # uciok never waits for a player
+    s.ready()
+    s.send("setoption name Player value RANDOM", "setoption name Hash value 16")
+    s.ready()
+    assert built == ["random", "random"]
+    assert s.quit() == 0
+
+
+@pytest.mark.parametrize("player", ["random", "alphabeta"])
+def test_real_player_transcript(player):
+    s = Session(PlayerOptions(player=player, seed=3))
+    s.ask("uci", "uciok")
+    s.ready()
+    s.send("ucinewgame", "position startpos moves e2e4 c7c5 g1f3", "go movetime 100")
+    info = s.stdout.expect("info depth")
+    assert " score " in info and " pv " in info
+    _bestmove(s.stdout.expect("bestmove"), GAME.state_from_fen("startpos", ["e2e4", "c7c5", "g1f3"]))
+    s.send("position fen " + MATED_FEN, "go depth 3")
+    assert s.stdout.expect("bestmove") == "bestmove 0000"
+    s.send("position startpos", "go infinite")
+    s.ready()
+    time.sleep(0.1)
+    _bestmove(s.ask("stop", "bestmove"))
+    assert s.quit() == 0
+
+
+def test_every_player_in_the_factory_is_offered():
+    s = Session(searcher=FakeSearcher())
+    line = s.ask("uci", "option name Player")
+    for name in PLAYERS:
+        assert f"var {name}" in line
+    assert s.quit() == 0
+
+
+def test_ucinewgame_resets_position_and_searcher(session, fake):
+    session.send("position startpos moves e2e4", "ucinewgame", "go depth 1")
+    session.stdout.expect("bestmove")
+    assert fake.new_games == 1
+    assert fake.calls[-1][0].board.fen() == chess.STARTING_FEN
+
+
+def test_ponderhit_on_go_ponder_infinite_keeps_waiting_for_stop(session):
+    session.send("position startpos", "go ponder infinite", "ponderhit")
+    session.ready()
+    assert not [line for line in session.stdout.drain(0.2) if line.startswith("bestmove")]
+    _bestmove(session.ask("stop", "bestmove"))
+
+
+def test_debug_on_reports_the_limits(session):
+    session.send("debug on", "position startpos", "go nodes 500")
+    assert "nodes=500" in session.stdout.expect("info string go")
+    session.stdout.expect("bestmove")
