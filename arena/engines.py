@@ -1,0 +1,249 @@
+"""Engine processes, spoken to through their protocol exactly as a GUI or manager would.
+
+UCI through python-chess (`SimpleEngine.popen_uci`), Gomocup through
+`protocols.gomocup_client.GomocupClient`.  Every failure of an engine becomes an
+`EngineFault` with a short reason ("crash", "time forfeit", "illegal move",
+"malformed move", "protocol error"); the referee turns it into a lost game and the
+`EnginePool` kills the process so the next game gets a fresh one.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+from typing import Any, Sequence
+
+import chess
+import chess.engine
+
+from arena.clock import Clock, MoveLimits
+from arena.config import RULE_BITS, EngineSpec
+from protocols.gomocup_client import (GomocupClient, GomocupClientError, GomocupCrashed,
+                                      GomocupError, GomocupTimeout)
+
+__all__ = ["EngineFault", "UciPlayer", "GomocupPlayer", "EnginePool", "start_engine", "probe_engine",
+           "STARTUP_TIMEOUT"]
+
+STARTUP_TIMEOUT = 30.0   # seconds to `uciok` / START's OK (cutechess allows 35 s)
+UNLIMITED_MS = 2147483647
+
+
+class EngineFault(Exception):
+    """An engine failed: `reason` is the short label stored with the game, `detail` the text."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def _classify_uci_error(exc: BaseException) -> EngineFault:
+    text = str(exc)
+    if isinstance(exc, chess.engine.EngineTerminatedError):
+        return EngineFault("crash", text or "engine process terminated")
+    if "illegal uci" in text:
+        return EngineFault("illegal move", text)
+    if "invalid uci" in text or "invalid move" in text:
+        return EngineFault("malformed move", text)
+    if not isinstance(exc, chess.engine.EngineError):  # the event loop is gone: the process died
+        return EngineFault("crash", text or "engine process terminated")
+    return EngineFault("protocol error", text)
+
+
+class UciPlayer:
+    """A UCI engine process.  move() blocks until bestmove or the deadline."""
+
+    def __init__(self, spec: EngineSpec, *, startup_timeout: float = STARTUP_TIMEOUT):
+        self.spec = spec
+        try:
+            self.engine = chess.engine.SimpleEngine.popen_uci(
+                spec.argv("chess"), cwd=spec.cwd, env=spec.environment(), timeout=startup_timeout,
+                stderr=subprocess.DEVNULL)
+        except (OSError, asyncio.TimeoutError, chess.engine.EngineError) as exc:
+            raise EngineFault("crash", f"cannot start {spec.name}: {exc or type(exc).__name__}") from None
+        try:
+            if spec.options:
+                self.engine.configure({k: _option_value(v) for k, v in spec.options})
+        except (chess.engine.EngineError, asyncio.TimeoutError, RuntimeError) as exc:
+            self.kill()
+            raise EngineFault("protocol error", f"{spec.name}: {exc}") from None
+
+    def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
+        self._game_key = object()  # python-chess sends ucinewgame when this changes
+
+    def move(self, board: chess.Board, limit: chess.engine.Limit, deadline: float) -> tuple[chess.Move | None, dict[str, Any]]:
+        """Ask for a move in `board`; EngineFault on any failure (deadline: seconds)."""
+        protocol = self.engine.protocol
+        coro = asyncio.wait_for(protocol.play(board, limit, game=self._game_key, info=chess.engine.INFO_ALL),
+                                deadline)
+        try:
+            future = asyncio.run_coroutine_threadsafe(coro, protocol.loop)
+            result = future.result(timeout=deadline + 5.0)  # backstop if the loop itself died
+        except asyncio.TimeoutError:
+            raise EngineFault("time forfeit", f"no bestmove within {deadline:.2f} s") from None
+        except (chess.engine.EngineError, RuntimeError) as exc:
+            coro.close()
+            raise _classify_uci_error(exc) from None
+        info: dict[str, Any] = {}
+        for key in ("depth", "seldepth", "nodes"):
+            if key in result.info:
+                info[key] = result.info[key]
+        score = result.info.get("score")
+        if score is not None:
+            pov = score.pov(board.turn)
+            if pov.is_mate():
+                info["mate"] = pov.mate()
+            else:
+                info["cp"] = pov.score()
+        return result.move, info
+
+    def close(self) -> None:
+        """quit politely (2 s), then kill."""
+        try:
+            coro = asyncio.wait_for(self.engine.protocol.quit(), 2.0)
+            asyncio.run_coroutine_threadsafe(coro, self.engine.protocol.loop).result(3.0)
+        except Exception:  # noqa: BLE001 - whatever happened, kill below
+            pass
+        self.kill()
+
+    def kill(self) -> None:
+        self.engine.close()  # closes the transport: kills the process if still running
+
+
+def _option_value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+_MESSAGE_NUMBERS = re.compile(r"\b(depth|nodes|value|score|eval|cp)\s*[:=]?\s*([-+]?\d+(?:\.\d+)?)")
+
+
+class GomocupPlayer:
+    """A Gomocup brain.  Tracks which stones the brain has seen, so a move request is a TURN
+    when the brain only missed the opponent's last stone, BOARD otherwise (the judge's way)."""
+
+    def __init__(self, spec: EngineSpec, *, startup_timeout: float = STARTUP_TIMEOUT):
+        self.spec = spec
+        self.startup_timeout = startup_timeout
+        try:
+            self.client = GomocupClient(spec.argv("gomoku"), cwd=spec.cwd, env=spec.environment())
+        except GomocupClientError as exc:
+            raise EngineFault("crash", str(exc)) from None
+        self.size: int | None = None
+        self.known = 0
+
+    def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
+        assert board is not None
+        try:
+            if self.size == board:
+                self.client.restart(timeout=self.startup_timeout)
+            else:
+                self.client.start(board, timeout=self.startup_timeout)
+            self.size = board
+            turn = limits.movetime if limits.movetime is not None else limits.match_time
+            if turn is not None:
+                self.client.info("timeout_turn", int(turn * 1000))
+            self.client.info("timeout_match", int(limits.match_time * 1000) if limits.match_time else 0)
+            self.client.info("max_memory", 0)
+            self.client.info("game_type", 1)
+            self.client.info("rule", RULE_BITS[rule])
+            for key, value in self.spec.options:
+                self.client.info(key, value)
+        except GomocupClientError as exc:
+            raise self._fault(exc) from None
+        self.known = 0
+
+    def move(self, moves: Sequence[tuple[int, int]], clock: Clock, deadline: float) -> tuple[str, dict[str, Any]]:
+        """moves: every stone so far, (x, y), first player first.  Returns the answer 'x,y'."""
+        try:
+            remaining = clock.remaining
+            self.client.info("time_left", UNLIMITED_MS if remaining is None else int(remaining * 1000))
+            self.client.messages.clear()
+            if self.known and len(moves) == self.known + 1:
+                x, y = self.client.turn(*moves[-1], timeout=deadline)
+            elif not moves:
+                x, y = self.client.begin(timeout=deadline)
+            else:
+                me = len(moves) & 1  # the colour to move: its own stones are field 1
+                stones = [(mx, my, 1 if i % 2 == me else 2) for i, (mx, my) in enumerate(moves)]
+                x, y = self.client.board(stones, timeout=deadline)
+        except GomocupClientError as exc:
+            raise self._fault(exc) from None
+        self.known = len(moves) + 1
+        info: dict[str, Any] = {}
+        message = self.client.last_message
+        if message:
+            for key, value in _MESSAGE_NUMBERS.findall(message):
+                info[key] = float(value) if "." in value else int(value)
+        return f"{x},{y}", info
+
+    def _fault(self, exc: GomocupClientError) -> EngineFault:
+        if isinstance(exc, GomocupTimeout):
+            return EngineFault("time forfeit", str(exc))
+        if isinstance(exc, GomocupCrashed):
+            return EngineFault("crash", str(exc))
+        if isinstance(exc, GomocupError) and "malformed" in str(exc):
+            return EngineFault("malformed move", str(exc))
+        return EngineFault("protocol error", str(exc))
+
+    def close(self) -> None:
+        self.client.close()
+
+    def kill(self) -> None:
+        self.client._kill()
+        self.client.close()
+
+
+Player = UciPlayer | GomocupPlayer
+
+
+def start_engine(spec: EngineSpec, game: str) -> Player:
+    return UciPlayer(spec) if spec.protocol_for(game) == "uci" else GomocupPlayer(spec)
+
+
+class EnginePool:
+    """The engines of one worker, kept running between its games.  Not shared between threads."""
+
+    def __init__(self) -> None:
+        self._players: dict[EngineSpec, Player] = {}
+
+    def get(self, spec: EngineSpec, game: str) -> Player:
+        player = self._players.get(spec)
+        if player is None:
+            player = start_engine(spec, game)
+            self._players[spec] = player
+        return player
+
+    def discard(self, spec: EngineSpec) -> None:
+        """Kill an engine that failed; the next get() starts a fresh process."""
+        player = self._players.pop(spec, None)
+        if player is not None:
+            player.kill()
+
+    def close(self) -> None:
+        for spec in list(self._players):
+            self._players.pop(spec).close()
+
+
+def probe_engine(spec: EngineSpec, game: str, boards: Sequence[int], rule: str) -> str | None:
+    """Start an engine once before the tournament: None if it works, else a one-line reason
+    (does not start, rejects an option, refuses a board size)."""
+    try:
+        player = start_engine(spec, game)
+    except EngineFault as exc:
+        return f"engine {spec.name!r}: {exc}"
+    try:
+        if isinstance(player, GomocupPlayer):
+            for size in boards:
+                try:
+                    player.client.start(size, timeout=player.startup_timeout)
+                except GomocupClientError as exc:
+                    return f"engine {spec.name!r}: board {size}x{size}: {exc}"
+        return None
+    finally:
+        player.close()

@@ -1,0 +1,66 @@
+"""A fake UCI engine for arena fault tests: plays the first legal move, and misbehaves on its
+N-th `go` (1-based) as told:  uci_fake.py MODE [N] [SLEEP_MS]
+
+MODE: ok | crash (exit) | hang (never answer) | illegal (a legal-looking illegal move) |
+      garbage (noise lines, then a bestmove that is not a move)
+"""
+import sys
+import time
+
+import chess
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+when = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+sleep = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.0
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+board = chess.Board()
+goes = 0
+for raw in sys.stdin:
+    tokens = raw.split()
+    if not tokens:
+        continue
+    cmd = tokens[0]
+    if cmd == "uci":
+        say("id name fake")
+        say("option name Hash type spin default 16 min 1 max 64")
+        say("uciok")
+    elif cmd == "isready":
+        say("readyok")
+    elif cmd == "position":
+        if tokens[1] == "startpos":
+            board = chess.Board()
+            rest = tokens[2:]
+        else:
+            board = chess.Board(" ".join(tokens[2:8]))
+            rest = tokens[8:]
+        for move in rest[1:] if rest and rest[0] == "moves" else []:
+            board.push_uci(move)
+    elif cmd == "go":
+        goes += 1
+        if sleep:
+            time.sleep(sleep)
+        if goes >= when and mode == "crash":
+            sys.exit(3)
+        if goes >= when and mode == "hang":
+            continue
+        if goes >= when and mode == "illegal":
+            for move in (chess.Move.from_uci(u) for u in ("a1a8", "h1h8", "a8a1", "h8h1", "e1e8", "e8e1")):
+                if move not in board.legal_moves:
+                    say(f"bestmove {move.uci()}")
+                    break
+            continue
+        if goes >= when and mode == "garbage":
+            say("this is not uci at all")
+            say("info depth banana")
+            say("bestmove hello")
+            continue
+        say("info depth 1 score cp 0 nodes 1")
+        say(f"bestmove {next(iter(board.legal_moves)).uci()}")
+    elif cmd == "quit":
+        break

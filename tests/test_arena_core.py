@@ -1,0 +1,198 @@
+"""Arena building blocks: clocks, configuration, openings, schedule, store, exports."""
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+import chess
+import chess.pgn
+import pytest
+
+from arena.clock import Clock, MoveLimits, TimeControl, TimeControlError, parse_tc
+from arena.config import Adjudication, ConfigError, build_config, parse_engine
+from arena.export import csv_text, gomoku_text, json_text, pgn_text
+from arena.openings import (OpeningError, builtin_chess_suite, generate_gomoku_opening, gomoku_moves,
+                            load_chess_openings, load_gomoku_openings)
+from arena.records import GameRecord
+from arena.referee import Adjudicator
+from arena.scheduler import build_schedule, load_openings, sprt_from_records
+from arena.store import Store
+
+
+def test_parse_time_controls():
+    assert parse_tc("40/60+0.6") == TimeControl(base=60, increment=0.6, moves=40)
+    assert parse_tc("10+0.1") == TimeControl(base=10, increment=0.1)
+    assert parse_tc("1:30") == TimeControl(base=90)
+    for bad in ("", "abc", "10+", "0", "/10", "40/0+1"):
+        with pytest.raises(TimeControlError):
+            parse_tc(bad)
+
+
+def test_clock_charges_increments_and_refills_every_n_moves():
+    clock = Clock(MoveLimits(tc=TimeControl(base=10, increment=1, moves=2), margin=0.5))
+    assert clock.budget() == 10 and clock.moves_to_go() == 2
+    assert clock.charge(3.0)
+    assert clock.remaining == pytest.approx(8.0) and clock.moves_to_go() == 1
+    assert clock.charge(4.0)                    # second move: +increment and +base
+    assert clock.remaining == pytest.approx(15.0) and clock.moves_to_go() == 2
+    assert not clock.charge(15.6)               # past budget + margin: the flag falls
+    movetime = Clock(MoveLimits(movetime=0.1, margin=0.2))
+    assert movetime.deadline() == pytest.approx(0.3)
+    assert movetime.charge(0.29) and not movetime.charge(0.31)
+    assert Clock(MoveLimits(depth=3, timeout=7)).deadline() == pytest.approx(8.0)
+
+
+def test_parse_engine_forms():
+    spec = parse_engine("alphabeta:depth=3,hash=16")
+    assert spec.player == "alphabeta" and spec.depth == 3 and dict(spec.settings) == {"hash": "16"}
+    argv = spec.argv("chess")
+    assert argv[:2] == [sys.executable, "-c"] and argv[3:6] == ["uci", "--player", "alphabeta"]
+    assert "--threads" in argv and argv[argv.index("--threads") + 1] == "1"
+    ext = parse_engine(f"name=sf,cmd='{sys.executable} -u x.py',proto=uci,option.Hash=16")
+    assert ext.name == "sf" and ext.command == (sys.executable, "-u", "x.py")
+    assert ext.options == (("Hash", "16"),) and ext.protocol == "uci"
+
+
+def test_config_flags_override_toml_and_defaults():
+    toml = {"game": "gomoku", "boards": [9, 13], "games": 4, "limits": {"movetime": 0.5},
+            "engine": [{"player": "random"}, {"player": "random", "name": "other", "seed": 3}]}
+    config = build_config(toml, {"games": 6, "board": "9"})
+    assert config.games == 6 and config.boards == (9,) and config.limits.movetime == 0.5
+    assert [e.name for e in config.engines] == ["random", "other"]
+    chess_config = build_config({}, {"engine": ("random", "random")})
+    assert [e.name for e in chess_config.engines] == ["random", "random-2"]
+    assert chess_config.limits.tc == TimeControl(10, 0.1)        # a default clock
+    assert chess_config.fingerprint() == build_config({}, {"engine": ("random", "random"), "games": 9,
+                                                           "concurrency": 1}).fingerprint()
+    with pytest.raises(ConfigError, match="depth"):
+        build_config({}, {"game": "gomoku", "engine": ("random", "alphabeta:depth=2")})
+    with pytest.raises(ConfigError, match="unknown setting"):
+        build_config({"colour": "red", "engine": ["random", "random"]}, {})
+
+
+def test_builtin_chess_suite_is_legal_and_varied():
+    suite = builtin_chess_suite()
+    assert 20 <= len(suite) <= 50
+    assert len({o.fen for o in suite}) == len(suite)
+    for opening in suite:
+        board = chess.Board(opening.fen)
+        assert board.is_valid() and not board.is_game_over() and board.ply() >= 0
+        assert len(board.piece_map()) >= 28    # a few plies deep, little material gone
+
+
+def test_chess_opening_files(tmp_path):
+    pgn = tmp_path / "o.pgn"
+    pgn.write_text('[Opening "x"]\n\n1. e4 e5 2. Nf3 *\n\n[Opening "y"]\n\n1. d4 d5 *\n')
+    openings = load_chess_openings(str(pgn))
+    assert [o.moves for o in openings] == [("e2e4", "e7e5", "g1f3"), ("d2d4", "d7d5")]
+    bad = tmp_path / "bad.pgn"
+    bad.write_text("1. e4 e5 2. Ke3 *\n")
+    with pytest.raises(OpeningError, match="bad.pgn"):
+        load_chess_openings(str(bad))
+    epd = tmp_path / "bad.epd"
+    epd.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -\n")
+    with pytest.raises(OpeningError):
+        load_chess_openings(str(epd))
+
+
+def test_gomoku_openings_relative_to_centre(tmp_path):
+    path = tmp_path / "g.txt"
+    path.write_text("# comment\n0,0 1,1\n-1,0, 0,-1, 2,2\n")
+    openings = load_gomoku_openings(str(path), [9, 15])
+    assert openings[0].stones == ((0, 0), (1, 1))
+    assert gomoku_moves(openings[0], 9, 9) == [4 * 9 + 4, 5 * 9 + 5]
+    path.write_text("0,0 9,9\n")
+    with pytest.raises(OpeningError, match="9,9"):
+        load_gomoku_openings(str(path), [15])
+    path.write_text("0,0 0,0\n")
+    with pytest.raises(OpeningError, match="stone 0,0 on 9x9: illegal"):
+        load_gomoku_openings(str(path), [9])
+
+
+def test_generated_gomoku_openings_are_seeded_and_balanced():
+    a = [generate_gomoku_opening(7, i) for i in range(50)]
+    assert a == [generate_gomoku_opening(7, i) for i in range(50)]
+    assert a != [generate_gomoku_opening(8, i) for i in range(50)]
+    for opening in a:
+        assert 2 <= len(opening.stones) <= 4
+        assert all(abs(dx) <= 2 and abs(dy) <= 2 for dx, dy in opening.stones)
+        gomoku_moves(opening, 5, 5)             # fits even the smallest board
+
+
+def test_schedule_is_deterministic_pairs_colours_and_openings():
+    config = build_config({}, {"game": "gomoku", "board": "9,13", "games": 3,
+                               "engine": ("random", "random", "random")})
+    jobs = build_schedule(config, load_openings(config))
+    assert len(jobs) == 3 * 2 * 3                      # 3 pairings x 2 boards x 3 games
+    assert len({j.key for j in jobs}) == len(jobs)
+    assert [j.key for j in jobs] == [j.key for j in build_schedule(config, load_openings(config))]
+    first, second = jobs[0], jobs[1]
+    assert (first.first, first.second) == (second.second, second.first)
+    assert first.opening == second.opening and first.pair == second.pair == 0
+    gauntlet = build_config({}, {"game": "gomoku", "games": 2, "format": "gauntlet",
+                                 "engine": ("random", "random", "random")})
+    jobs = build_schedule(gauntlet, None)
+    assert all("random" in (j.first.name, j.second.name) for j in jobs) and len(jobs) == 4
+
+
+def _record(key: str, first: str, second: str, score: float, pair: int = 0, game: str = "gomoku") -> GameRecord:
+    moves = ("4,4", "5,5") if game == "gomoku" else ("e2e4", "e7e5")
+    return GameRecord(key=key, seq=0, pair=pair, game=game, board="9x9" if game == "gomoku" else "",
+                      rule="freestyle", first=first, second=second, opening_name="o", opening="0,0",
+                      start_fen=None, moves=moves, opening_plies=1, score=score, reason="test",
+                      times=(0.5,), infos=({"depth": 2, "cp": 13},))
+
+
+def test_store_commits_each_game_and_refuses_duplicates(tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    with Store(db) as store:
+        tid = store.tournament("fp", "gomoku", "{}", [("a", "spec a"), ("b", "spec b")])
+        assert store.tournament("fp", "gomoku", "{}", []) == tid
+        assert store.add(tid, _record("k1", "a", "b", 1.0))
+        assert not store.add(tid, _record("k1", "a", "b", 0.0))
+        # another connection sees the game at once: it was committed
+        assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+        assert store.finished_keys() == {"k1"} and store.players() == ["a", "b"]
+        record = store.records()[0]
+        assert record.moves == ("4,4", "5,5") and record.infos == ({"depth": 2, "cp": 13},)
+        assert store.results()[0].score == 1.0
+
+
+def test_exports():
+    chess_game = _record("c", "w", "b", 0.5, game="chess")
+    game = chess.pgn.read_game(__import__("io").StringIO(pgn_text([chess_game])))
+    assert game.headers["White"] == "w" and game.headers["Result"] == "1/2-1/2"
+    assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5"]
+    text = gomoku_text([_record("g", "x", "y", 1.0)])
+    assert text.startswith("Piskvorky 9x9") and "5,5,0\n6,6,500" in text
+    assert csv_text([chess_game]).splitlines()[1].startswith("0,chess,,freestyle,w,b,1/2-1/2")
+    assert '"result": "1-0"' in json_text([_record("g", "x", "y", 1.0)])
+
+
+def test_sprt_uses_pentanomial_pairs():
+    config = build_config({}, {"game": "gomoku", "engine": ("random", "alphabeta"),
+                               "sprt": "elo0=0 elo1=50 alpha=0.05 beta=0.05"})
+    records = []
+    for k in range(30):   # a wins both games of every pair
+        records += [_record(f"{k}a", "a", "b", 1.0, k), _record(f"{k}b", "b", "a", 0.0, k)]
+    status = sprt_from_records(records, "a", "b", config)
+    assert status is not None and status.decision == "H1"
+    status = sprt_from_records(records, "b", "a", config)
+    assert status is not None and status.decision == "H0"
+
+
+def test_adjudication_resign_draw_and_max_moves():
+    board = chess.Board()
+    resign = Adjudicator(Adjudication(resign_movecount=2, resign_score=500, max_moves=None), 0)
+    assert resign.verdict(board, 1, {"cp": -600}) is None
+    assert resign.verdict(board, 0, {"cp": 600}) is None
+    assert resign.verdict(board, 1, {"mate": -3}) == (1.0, "adjudication: resign")   # Black gives up
+    draw = Adjudicator(Adjudication(draw_movenumber=1, draw_movecount=2, draw_score=10, max_moves=None), 0)
+    results = [draw.verdict(board, ply % 2, {"cp": 5}) for ply in range(4)]
+    assert results[:3] == [None] * 3 and results[3] == (0.5, "adjudication: draw")
+    assert Adjudicator(Adjudication(draw_movenumber=1, draw_movecount=1), 0).verdict(board, 0, {}) is None
+    long = chess.Board()
+    for move in ["g1f3", "g8f6", "f3g1", "f6g8"]:
+        long.push_uci(move)
+    assert Adjudicator(Adjudication(max_moves=2), 0).verdict(long, 1, {}) == (0.5, "adjudication: max moves")
+    assert Adjudicator(Adjudication(max_moves=3), 0).verdict(long, 1, {}) is None

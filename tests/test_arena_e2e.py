@@ -1,0 +1,98 @@
+"""`arena run | ratings | report` end to end with our real engine processes (random vs alphabeta)."""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+
+import chess.pgn
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+
+@pytest.fixture(autouse=True)
+def _no_unbuffered(monkeypatch):
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)   # engines must flush by themselves
+
+
+def arena(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def games_in(db) -> list[tuple]:
+    return sqlite3.connect(db).execute(
+        "SELECT board, first, second, score, reason, forfeit, moves FROM games ORDER BY seq").fetchall()
+
+
+def test_gomoku_two_board_sizes(tmp_path):
+    db, out = tmp_path / "g.sqlite", tmp_path / "g.txt"
+    output = arena("run", "--game", "gomoku", "--board", "9,13", "--engine", "random", "--engine", "alphabeta",
+                   "--games", "2", "--movetime", "0.05", "--seed", "5", "--concurrency", "2",
+                   "--db", str(db), "--pgn-out", str(out))
+    assert "Games: 4/4 (4 played now, 0 resumed)" in output
+    for title in ("All games: 4 games, anchor alphabeta", "Board 9x9: 2 games", "Board 13x13: 2 games"):
+        assert title in output
+    assert re.search(r"Score of random vs alphabeta: \d+ - \d+ - \d+", output)
+    assert "First player scored" in output
+    rows = games_in(db)
+    assert sorted(r[0] for r in rows) == ["13x13", "13x13", "9x9", "9x9"]
+    assert all(r[5] is None for r in rows), rows            # nobody forfeited
+    assert sum(r[3] if r[1] == "alphabeta" else 1 - r[3] for r in rows) >= 3  # alphabeta wins (nearly) all
+    text = out.read_text()
+    assert text.count("Piskvorky 9x9") == 2 and text.count("Piskvorky 13x13") == 2
+    # the same command again resumes: nothing replayed
+    again = arena("run", "--game", "gomoku", "--board", "9,13", "--engine", "random", "--engine", "alphabeta",
+                  "--games", "2", "--movetime", "0.05", "--seed", "5", "--db", str(db))
+    assert "Games: 4/4 (0 played now, 4 resumed)" in again
+    assert games_in(db) == rows
+
+
+def test_chess_match_writes_pgn_and_reports(tmp_path):
+    db, pgn = tmp_path / "c.sqlite", tmp_path / "c.pgn"
+    output = arena("run", "--game", "chess", "--engine", "random", "--engine", "alphabeta:depth=1",
+                   "--games", "2", "--seed", "3", "--maxmoves", "60", "--db", str(db), "--pgn-out", str(pgn))
+    assert "Games: 2/2" in output and "Rank" in output and "Elo difference:" in output
+    rows = games_in(db)
+    assert len(rows) == 2 and all(r[5] is None for r in rows)
+    with open(pgn) as handle:
+        games = [chess.pgn.read_game(handle) for _ in range(2)]
+    for game, row in zip(games, rows):
+        assert game.headers["White"] == row[1] and game.headers["Result"] in ("1-0", "0-1", "1/2-1/2")
+        assert game.headers["Result"] == {1.0: "1-0", 0.0: "0-1", 0.5: "1/2-1/2"}[row[3]]
+        board = game.end().board()
+        assert (board.is_checkmate() or board.is_game_over(claim_draw=True) or "adjudication" in row[4]
+                or "repetition" in row[4])
+    assert games[0].headers["FEN"] == games[1].headers["FEN"]          # one opening, both colours
+    assert games[0].headers["White"] == games[1].headers["Black"]
+
+    ratings_json = json.loads(arena("ratings", str(db), "--format", "json", "--anchor", "random"))
+    assert ratings_json[0]["anchor"] == "random" and ratings_json[0]["games"] == 2
+    assert {p["name"] for p in ratings_json[0]["players"]} == {"random", "alphabeta"}
+    assert "| Rank | Name |" in arena("ratings", str(db), "--format", "markdown")
+    bad = CliRunner().invoke(main, ["ratings", str(db), "--anchor", "nobody"])
+    assert bad.exit_code != 0 and bad.output.strip().startswith("Error: anchor 'nobody' is not a player")
+    html_path, csv_path = tmp_path / "r.html", tmp_path / "r.csv"
+    arena("report", str(db), "--html", str(html_path), "--csv", str(csv_path))
+    page = html_path.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "games-data" in page
+    assert "white-knight" in page                           # python-chess piece glyphs inline
+    assert not re.search(r"""(src|href)=["']https?:""", page)   # self-contained
+    assert len(csv_path.read_text().splitlines()) == 3
+
+
+def test_sprt_stops_a_lopsided_match_early(tmp_path):
+    db = tmp_path / "s.sqlite"
+    output = arena("run", "--game", "gomoku", "--board", "9", "--engine", "alphabeta", "--engine", "random",
+                   "--games", "60", "--movetime", "0.03", "--concurrency", "1",
+                   "--sprt", "elo0=0 elo1=100 alpha=0.05 beta=0.05", "--db", str(db))
+    assert "H1 accepted" in output
+    played = len(games_in(db))
+    assert 2 <= played < 60
+    again = arena("run", "--game", "gomoku", "--board", "9", "--engine", "alphabeta", "--engine", "random",
+                  "--games", "60", "--movetime", "0.03", "--concurrency", "1",
+                  "--sprt", "elo0=0 elo1=100 alpha=0.05 beta=0.05", "--db", str(db))
+    assert "H1 accepted" in again and len(games_in(db)) == played   # a decided test stays decided
