@@ -1,0 +1,356 @@
+"""Neural MCTS: batched PUCT over an Evaluator, with an exact-result solver and subtree reuse.
+
+A search is a batch of trees (`search_many`); `search` is a batch of one.  Each step
+descends every tree up to `leaves_per_batch` times under a virtual loss, evaluates all
+new leaves of all trees in ONE `evaluator.evaluate` call, backs the values up (negated
+once per ply) and removes the virtual loss.  Search sees moves and numbers only: the
+network comes in through `engine.evaluators.Evaluator`.
+
+Counting: a playout is one backed-up path from the root; the root's own first
+evaluation is not one.  With `Limits(nodes=n)` on a fresh tree the root's visit counts
+sum to exactly n.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+import numpy as np
+
+from engine.search.limits import Stopper
+from engine.search.tree import Node, Tree, best_child, pv_moves, scan_root_tactics, searchmoves_mask
+from engine.types import Limits, Move, SearchInfo, SearchResult
+
+__all__ = ["MCTSConfig", "MCTS", "build", "tree_node_budget"]
+
+INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
+
+
+@dataclass(frozen=True)
+class MCTSConfig:
+    """Search settings; defaults are the AlphaZero paper's where it has one.
+
+    fpu_reduction: an unvisited child counts as Q(parent) - fpu_reduction (first-play urgency).
+    virtual_loss: visits (each a loss) added on a path while its leaf awaits evaluation.
+    dirichlet_alpha: None = game default (0.3 chess, 10 / legal moves for gomoku).
+    formula: "puct" (AlphaZero) or "ucb1" (classic UCT: Q + ucb1_c * sqrt(ln N / n),
+    unvisited children first in prior order).
+    default_nodes: playouts per search when the limits name no node or time budget.
+    max_tree_nodes: stop growing (end the search, or idle until stop when infinite) once the
+    tree holds about this many nodes, reused ones included (~4 KB each); None = no cap.
+    """
+    c_base: float = 19652.0
+    c_init: float = 1.25
+    fpu_reduction: float = 0.25
+    leaves_per_batch: int = 16
+    virtual_loss: float = 1.0
+    dirichlet_alpha: float | None = None
+    dirichlet_epsilon: float = 0.25
+    noise: bool = False
+    temperature: float = 0.0
+    seed: int | None = None
+    default_nodes: int = 800
+    max_tree_nodes: int | None = None
+    formula: str = "puct"
+    ucb1_c: float = math.sqrt(2.0)
+    root_tactics: bool = True
+
+    def __post_init__(self) -> None:
+        if self.leaves_per_batch < 1:
+            raise ValueError("leaves_per_batch must be >= 1")
+        if self.formula not in ("puct", "ucb1"):
+            raise ValueError(f"unknown formula {self.formula!r} (expected puct or ucb1)")
+
+
+def _dirichlet_alpha(state, n_moves: int, configured: float | None) -> float:
+    if configured is not None:
+        return configured
+    if getattr(getattr(state, "game", None), "name", None) == "gomoku":
+        return 10.0 / max(n_moves, 1)
+    return 0.3
+
+
+class MCTS:
+    """Implements the Searcher protocol, plus `search_many` for lockstep self-play."""
+
+    def __init__(self, evaluator, config: MCTSConfig | None = None):
+        self.evaluator = evaluator
+        self.config = config or MCTSConfig()
+        self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
+
+    def new_game(self) -> None:
+        self._roots = []
+
+    # --- the Searcher API -----------------------------------------------------------------
+
+    def search(self, state, limits: Limits, *, stop: threading.Event | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        return self.search_many([state], limits, stop=stop, on_info=on_info)[0]
+
+    def search_many(self, states: Sequence, limits: Limits, *, stop: threading.Event | None = None,
+                    seeds: Sequence[int | None] | None = None,
+                    on_info: Callable[[SearchInfo], None] | None = None) -> list[SearchResult]:
+        """Search [B] states together (one evaluator call per step over all trees' leaves).
+
+        Tree i draws its randomness from (seeds[i] or config.seed, state key), so the
+        same seed gives the same results batched or one by one.  on_info reports tree 0.
+        Slot i's tree is kept and reused when the next call's states[i] follows from it.
+        """
+        limits = self._effective_limits(limits)
+        stopper = Stopper(limits, stop)
+        seeds = list(seeds) if seeds is not None else [self.config.seed] * len(states)
+        if len(seeds) != len(states):
+            raise ValueError("seeds must match states")
+        old = self._roots + [None] * (len(states) - len(self._roots))
+        trees = [Tree(self._reuse(old[i], s), s, seeds[i]) for i, s in enumerate(states)]
+        self._roots = [t.root for t in trees]
+        self._prepare_roots(trees, limits.searchmoves)
+        node_limit = limits.nodes if not limits.infinite else None
+        next_info = INFO_INTERVAL
+        while True:
+            active = [t for t in trees if not t.done(node_limit, self.config.max_tree_nodes)]
+            if not active:
+                if limits.infinite and not stopper.should_stop():
+                    stopper.event.wait(0.01)   # proven or empty roots: wait for stop
+                    continue
+                break
+            if stopper.should_stop(min(t.playouts for t in active)):
+                break
+            self._step(active, node_limit)
+            if on_info is not None and stopper.elapsed() >= next_info:
+                on_info(self._info(trees[0], stopper.elapsed()))
+                next_info = stopper.elapsed() + INFO_INTERVAL
+        results = [self._result(t, stopper.elapsed()) for t in trees]
+        if on_info is not None and results[0].info is not None:
+            on_info(results[0].info)
+        return results
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def _effective_limits(self, limits: Limits) -> Limits:
+        """Depth means nothing to MCTS; with no node or time budget use the default nodes."""
+        if not limits.infinite and limits.nodes is None and limits.time is None:
+            return replace(limits, nodes=self.config.default_nodes)
+        return limits
+
+    def _reuse(self, old: Node | None, state) -> Node:
+        """The old tree's node for `state` (itself, a child or a grandchild), else a new root."""
+        if old is not None:
+            key = state.key()
+            frontier = [old]
+            for _ in range(3):                         # the old root, children, grandchildren
+                for node in frontier:
+                    if node.state.to_play == state.to_play and node.state.key() == key:
+                        node.state = state
+                        return node
+                frontier = [c for n in frontier for c in n.children.values()]
+        return Node(state)
+
+    def _prepare_roots(self, trees: list[Tree], searchmoves: Sequence[Move] | None) -> None:
+        """Evaluate unexpanded roots in one call, add root noise, prove wins/losses in one."""
+        # A reused node may be solved yet unexpanded (proven by its parent's tactics scan):
+        # it still needs its moves to answer with one.
+        fresh = [t.root for t in trees if t.root.moves is None and t.root.state.outcome() is None]
+        self._expand(fresh)
+        for root in fresh:                 # the root's own evaluation: a visit, not a playout
+            root.visit_count += 1
+            root.value_sum_self += root.value
+            root.draw_sum += root.draw
+        for tree in trees:
+            root = tree.root
+            if root.moves is None:
+                continue
+            tree.root_mask = searchmoves_mask(root.moves, searchmoves)
+            if self.config.noise:
+                self._add_noise(tree)
+            elif root.raw_prior is not None:          # reused root that had noise: drop it
+                root.prior = root.raw_prior
+                root.raw_prior = None
+            if self.config.root_tactics:
+                scan_root_tactics(root)
+
+    def _add_noise(self, tree: Tree) -> None:
+        root = tree.root
+        if root.raw_prior is None:
+            root.raw_prior = root.prior
+        n = len(root.moves)
+        alpha = _dirichlet_alpha(root.state, n, self.config.dirichlet_alpha)
+        eps = self.config.dirichlet_epsilon
+        noise = tree.rng.dirichlet(np.full(n, alpha))
+        root.prior = ((1.0 - eps) * root.raw_prior + eps * noise).astype(np.float32)
+
+    def _step(self, trees: list[Tree], node_limit: int | None) -> None:
+        """Collect leaves from every tree, evaluate them in one call, back everything up."""
+        k = self.config.leaves_per_batch
+        vl = self.config.virtual_loss
+        paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
+        to_eval: list[Node] = []
+        for tree in trees:
+            budget = k if node_limit is None else min(k, node_limit - tree.playouts)
+            for _ in range(budget):
+                path, leaf = self._descend(tree, vl)
+                if leaf is None:                       # collided with a pending leaf: dropped
+                    for node, a in path:
+                        node.update(a, -vl, vl)
+                    continue
+                if leaf.solved is None:
+                    leaf.pending = True
+                    to_eval.append(leaf)
+                paths.append((tree, path, leaf))
+        self._expand(to_eval)
+        for tree, path, leaf in paths:
+            tree.record(self._backup(path, leaf, vl))
+
+    def _descend(self, tree: Tree, vl: float) -> tuple[list[tuple[Node, int]], Node | None]:
+        """Select from the root to a leaf, adding a virtual loss on each edge taken.
+
+        Returns (path, leaf); leaf is None when the path ran into a leaf that already
+        waits for evaluation in this batch.
+        """
+        node = tree.root
+        path: list[tuple[Node, int]] = []
+        select = self._select_ucb1 if self.config.formula == "ucb1" else self._select_puct
+        while node.solved is None or (node is tree.root and tree.root_mask is not None):
+            if node.moves is None:
+                return (path, None) if node.pending else (path, node)
+            node.ensure_stats()
+            a = select(node, tree.root_mask if node is tree.root else None)
+            node.update(a, vl, -vl)
+            path.append((node, a))
+            child = node.children.get(a)
+            if child is None:
+                child = node.children[a] = Node(node.state.play(node.moves[a]))
+            node = child
+        return path, node
+
+    def _select_puct(self, node: Node, mask: np.ndarray | None) -> int:
+        """argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction."""
+        cfg = self.config
+        total = node.child_visits
+        c = math.log((1.0 + total + cfg.c_base) / cfg.c_base) + cfg.c_init
+        score = node.prior / (1.0 + node.visits)
+        score *= c * math.sqrt(max(total, 1.0))
+        score += node.q
+        fpu = node.value_sum_self / node.visit_count - cfg.fpu_reduction
+        if fpu:
+            score += fpu * node.unvisited
+        return self._argmax(node, score, mask)
+
+    def _select_ucb1(self, node: Node, mask: np.ndarray | None) -> int:
+        """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
+        log_total = math.log(max(node.child_visits, 1.0))
+        explore = np.sqrt(log_total / np.maximum(node.visits, 1.0))
+        first = node.prior.astype(np.float64) + 1e6         # float64: float32 would drop the prior
+        score = np.where(node.unvisited > 0, first, node.q + self.config.ucb1_c * explore)
+        return self._argmax(node, score, mask)
+
+    @staticmethod
+    def _argmax(node: Node, score: np.ndarray, mask: np.ndarray | None) -> int:
+        """Exact results override estimates: draws score 0 plus exploration, lost moves never."""
+        if node.proven is not None:
+            known = ~np.isnan(node.proven)
+            score = np.where(known, np.where(node.proven < 0, -np.inf, score), score)
+        if mask is not None:
+            score = np.where(mask, score, -np.inf)
+        return int(score.argmax())
+
+    def _expand(self, leaves: list[Node]) -> None:
+        """Evaluate leaves in one call (each distinct position once) and expand them."""
+        if not leaves:
+            return
+        index: dict[object, int] = {}
+        unique: list = []
+        slots = []
+        for leaf in leaves:
+            key = leaf.state.key()
+            slot = index.get(key)
+            if slot is None:
+                slot = index[key] = len(unique)
+                unique.append(leaf.state)
+            slots.append(slot)
+        evaluations = self.evaluator.evaluate(unique)
+        if len(evaluations) != len(unique):
+            raise ValueError(f"evaluator returned {len(evaluations)} results for {len(unique)} states")
+        for leaf, slot in zip(leaves, slots):
+            leaf.expand(evaluations[slot])
+
+    @staticmethod
+    def _backup(path: list[tuple[Node, int]], leaf: Node, vl: float) -> int:
+        """Add the leaf's value along the path (negated once per ply), remove the virtual
+        loss, and carry exact results upwards.  Returns the leaf's depth."""
+        value = leaf.solved if leaf.solved is not None else leaf.value
+        draw = 1.0 if leaf.solved == 0.0 else leaf.draw
+        leaf.visit_count += 1
+        leaf.value_sum_self += value
+        leaf.draw_sum += draw
+        child = leaf
+        for node, a in reversed(path):
+            value = -value
+            node.update(a, 1.0 - vl, value + vl)
+            node.visit_count += 1
+            node.value_sum_self += value
+            node.draw_sum += draw
+            if child.solved is not None:
+                node.prove_child(a, child)
+            child = node
+        return len(path)
+
+    # --- results --------------------------------------------------------------------------
+
+    def _info(self, tree: Tree, elapsed: float) -> SearchInfo:
+        root = tree.root
+        value, mate = root.value_and_mate()
+        wdl = None
+        if root.has_draw_info and root.visit_count:
+            d = root.draw_sum / root.visit_count
+            win = min(max(0.0, (1.0 + value - d) / 2.0), 1.0 - d)
+            wdl = (round(1000 * win), round(1000 * d), 1000 - round(1000 * win) - round(1000 * d))
+        depth = round(tree.depth_sum / tree.playouts) if tree.playouts else 0
+        return SearchInfo(depth=max(depth, 1), seldepth=max(tree.seldepth, 1), value=value,
+                          nodes=tree.playouts, time=elapsed, pv=tuple(pv_moves(root, tree.root_mask)),
+                          mate_plies=mate, wdl=wdl)
+
+    def _result(self, tree: Tree, elapsed: float) -> SearchResult:
+        root = tree.root
+        if not root.moves:                              # terminal root: nothing to play
+            value = root.solved if root.solved is not None else 0.0
+            return SearchResult(best_move=None, value=value)
+        info = self._info(tree, elapsed)
+        a = best_child(root, tree.root_mask, self.config.temperature, tree.rng)
+        move: Move = root.moves[a]
+        pv = info.pv if info.pv and info.pv[0] == move else (move,)
+        if pv is not info.pv:
+            info = replace(info, pv=pv)
+        root.ensure_stats()
+        visits = tuple(int(v) for v in root.visits)
+        if not any(visits):        # proven before any playout: the proven move is the target
+            visits = tuple(int(j == a) for j in range(len(visits)))
+        return SearchResult(best_move=move, value=info.value, info=info,
+                            ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+NODE_BYTES = 4096  # measured: ~4.2 KB per expanded node (15x15 gomoku and chess)
+
+
+def tree_node_budget(memory_mb: int) -> int:
+    """Nodes that fit in `memory_mb` (the UCI Hash / --hash setting is the tree's budget)."""
+    return max(1000, memory_mb * 2**20 // NODE_BYTES)
+
+
+def build(game, options) -> MCTS:
+    """MCTS over the network named by options (or shipped); the heuristic evaluator when
+    there is no network at all, so `--player mcts` always plays."""
+    from engine.factory import shipped_weights
+
+    if options.weights is None and shipped_weights(game.name) is None:
+        from engine.evaluators import heuristic_evaluator
+        evaluator = heuristic_evaluator(game)
+    else:
+        from engine.nn.evaluator import load_evaluator   # torch is imported only here
+        evaluator = load_evaluator(game, options)
+    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
+                        default_nodes=options.nodes or MCTSConfig.default_nodes,
+                        max_tree_nodes=tree_node_budget(options.hash_mb))
+    return MCTS(evaluator, config)

@@ -1,0 +1,243 @@
+"""Search-tree nodes shared by MCTS and UCT: per-node numpy child statistics, the
+exact-result solver, move choice and the root's one-ply tactics scan.
+
+Frames: a node's `visits`, `value_sum`, `q`, `unvisited`, `prior`, `proven` are arrays
+[A] over `node.moves` (= state.legal_moves()); `value_sum[a]`, `q[a]` and `proven[a]` are
+from the point of view of the player to move AT THIS NODE (the one choosing a).  `q` and
+`unvisited` are kept in step with `visits`/`value_sum` by `update` so that selection is a
+handful of whole-array operations.  Memory matters (Gomocup allows 350 MB; self-play keeps
+many trees): arrays are float32, children a dict of the ones created, and the four
+statistics arrays are allocated only when a node is first selected from, so the many
+leaves visited once hold just their priors.  `value_sum_self`,
+`value` and `solved` are from the node's own side to move.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from engine.types import Evaluation, Move
+
+__all__ = ["Node", "Tree", "best_child", "pv_moves", "scan_root_tactics", "searchmoves_mask"]
+
+
+class Node:
+    __slots__ = ("state", "moves", "prior", "raw_prior", "visits", "value_sum", "q", "unvisited",
+                 "child_visits", "children",
+                 "visit_count", "value_sum_self", "draw_sum", "value", "draw", "has_draw_info",
+                 "proven", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
+                 "tactics_done")
+
+    def __init__(self, state):
+        self.state = state
+        self.moves: Sequence[Move] | None = None      # set by expand()
+        self.prior = self.raw_prior = self.visits = self.value_sum = None  # type: ignore[assignment]
+        self.q = self.unvisited = None  # type: ignore[assignment]
+        self.child_visits = 0.0         # sum of visits[], virtual losses included
+        self.children: dict[int, Node] = {}
+        self.visit_count = 0            # playouts through this node, its own evaluation included
+        self.value_sum_self = 0.0
+        self.draw_sum = 0.0
+        self.value = 0.0                # the evaluator's value (side to move here)
+        self.draw = 0.0
+        self.has_draw_info = False
+        self.proven: np.ndarray | None = None        # [A] exact child results, nan = unknown
+        self.proven_plies: np.ndarray | None = None
+        self.n_proven = 0
+        self.pending = False            # waiting for evaluation in the current batch
+        self.tactics_done = False
+        outcome = state.outcome()
+        self.solved: float | None = None if outcome is None else outcome.value_for(state.to_play)
+        self.solved_plies = 0
+
+    def expand(self, evaluation: Evaluation) -> None:
+        moves = self.state.legal_moves()
+        prior = np.asarray(evaluation.priors, dtype=np.float32)
+        if prior.shape != (len(moves),):
+            raise ValueError(f"evaluator gave {prior.size} priors for {len(moves)} legal moves")
+        self.moves = moves
+        self.prior = prior
+        self.value = min(1.0, max(-1.0, float(evaluation.value)))
+        wdl = evaluation.extra.get("wdl") if evaluation.extra else None
+        if wdl is not None:
+            total = float(sum(wdl)) or 1.0
+            self.draw = float(wdl[1]) / total
+            self.has_draw_info = True
+        self.pending = False
+
+    def ensure_stats(self) -> None:
+        """Allocate the child statistics (on the first selection from this node)."""
+        if self.visits is None:
+            n = len(self.prior)
+            self.visits = np.zeros(n, dtype=np.float32)
+            self.value_sum = np.zeros(n, dtype=np.float32)
+            self.q = np.zeros(n, dtype=np.float32)          # value_sum / visits, 0 if unvisited
+            self.unvisited = np.ones(n, dtype=np.float32)   # 1.0 while visits == 0
+
+    def update(self, a: int, visits: float, value: float) -> None:
+        """Add visits and value to edge a (negative amounts remove a virtual loss)."""
+        n = float(self.visits[a]) + visits
+        w = float(self.value_sum[a]) + value
+        self.visits[a] = n
+        self.value_sum[a] = w
+        self.child_visits += visits
+        if n > 0:
+            self.q[a] = w / n
+            self.unvisited[a] = 0.0
+        else:
+            self.q[a] = 0.0
+            self.unvisited[a] = 1.0
+
+    def prove_child(self, a: int, child: "Node") -> None:
+        """Record child a's exact result and solve this node when that settles it."""
+        if self.proven is None:
+            self.proven = np.full(len(self.prior), np.nan)
+            self.proven_plies = np.zeros(len(self.prior), dtype=np.int64)
+        if not math.isnan(self.proven[a]):
+            return
+        value = -child.solved  # type: ignore[operator]
+        self.proven[a] = value
+        self.proven_plies[a] = child.solved_plies + 1
+        self.n_proven += 1
+        if value > 0:
+            wins = self.proven > 0
+            self.solved, self.solved_plies = 1.0, int(self.proven_plies[wins].min())
+        elif self.n_proven == len(self.prior):
+            best = float(self.proven.max())
+            plies = self.proven_plies[self.proven == best]
+            self.solved = best
+            self.solved_plies = int(plies.max() if best < 0 else plies.min())
+
+    def value_and_mate(self) -> tuple[float, int | None]:
+        """Search value for the side to move here, and signed plies to a proven end."""
+        if self.solved is not None:
+            if self.solved == 0.0:
+                return 0.0, None
+            return self.solved, self.solved_plies if self.solved > 0 else -self.solved_plies
+        if self.visit_count == 0:
+            return self.value, None
+        return self.value_sum_self / self.visit_count, None
+
+
+def searchmoves_mask(moves: Sequence[Move], searchmoves: Sequence[Move] | None) -> np.ndarray | None:
+    """[A] bool mask of the root moves a search may choose; None = all (also when none match)."""
+    if not searchmoves:
+        return None
+    wanted = set(searchmoves)
+    mask = np.array([m in wanted for m in moves], dtype=bool)
+    return mask if mask.any() else None
+
+
+class Tree:
+    """One root being searched: its node, its random stream and its playout statistics."""
+
+    def __init__(self, root: Node, state, seed: int | None):
+        self.root = root
+        self.root_mask: np.ndarray | None = None
+        if seed is None:
+            self.rng = np.random.default_rng()
+        else:
+            self.rng = np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF,
+                                              hash(state.key()) & 0xFFFFFFFFFFFFFFFF])
+        self.playouts = 0
+        self.depth_sum = 0
+        self.seldepth = 0
+
+    def record(self, depth: int) -> None:
+        self.playouts += 1
+        self.depth_sum += depth
+        self.seldepth = max(self.seldepth, depth)
+
+    def resolved(self) -> bool:
+        """Nothing left to search: a terminal root, or an exact result over the allowed moves."""
+        root = self.root
+        if self.root_mask is None or root.moves is None:
+            return root.solved is not None
+        if root.proven is None:
+            return False
+        allowed = root.proven[self.root_mask]
+        return bool((allowed > 0).any() or not np.isnan(allowed).any())
+
+    def done(self, node_limit: int | None, tree_limit: int | None = None) -> bool:
+        """Resolved, out of playouts, or full (the root's visits ~ the nodes below it)."""
+        return (self.resolved() or (node_limit is not None and self.playouts >= node_limit)
+                or (tree_limit is not None and self.root.visit_count >= tree_limit))
+
+
+def best_child(node: Node, mask: np.ndarray | None, temperature: float,
+               rng: np.random.Generator | None) -> int:
+    """The move to play: a proven win (shortest), else the most visited move that is not
+    proven lost (sampled ~ N^(1/T) when temperature > 0), else the longest loss."""
+    n = len(node.prior)
+    node.ensure_stats()
+    allowed = np.ones(n, dtype=bool) if mask is None else mask
+    proven = node.proven if node.proven is not None else np.full(n, np.nan)
+    wins = allowed & (proven > 0)
+    if wins.any():
+        plies = np.where(wins, node.proven_plies, np.iinfo(np.int64).max)  # type: ignore[arg-type]
+        return int(np.argmin(plies))
+    candidates = allowed & ~(proven < 0)
+    if not candidates.any():
+        plies = node.proven_plies if node.proven_plies is not None else np.zeros(n)
+        return int(np.argmax(np.where(allowed, plies * 1e9 + node.visits, -np.inf)))
+    visits = np.where(candidates, node.visits.astype(np.float64), -1.0)
+    if temperature > 0 and rng is not None and visits.max() > 0:
+        weights = np.where(candidates, np.power(np.maximum(visits, 0.0) / visits.max(),
+                                                1.0 / temperature), 0.0)
+        return int(rng.choice(n, p=weights / weights.sum()))
+    return int(np.argmax(visits + 1e-6 * node.prior))  # ties: the higher prior
+
+
+def pv_moves(root: Node, mask: np.ndarray | None, limit: int = 64) -> list[Move]:
+    """The principal variation: best (most visited / proven) children from the root."""
+    moves: list[Move] = []
+    node: Node | None = root
+    while node is not None and node.moves and len(moves) < limit:
+        if (node.visits is None or node.child_visits <= 0) and node.proven is None:
+            break
+        a = best_child(node, mask, 0.0, None)
+        moves.append(node.moves[a])
+        node, mask = node.children.get(a), None
+    return moves
+
+
+def _wins_at_once(state, move: Move) -> bool:
+    outcome = state.play(move).outcome()
+    return outcome is not None and outcome.winner == state.to_play
+
+
+def scan_root_tactics(root: Node) -> None:
+    """Prove one-ply facts at an expanded root so no budget can miss them: moves that win
+    at once, and moves after which the opponent wins at once.  The opponent's winning
+    replies are found by scanning up to two children fully, then only those replies are
+    tried in the other children (in gomoku the threat is the same cell everywhere).
+    Costs a few ms per root (about 3 plays per legal move)."""
+    if root.tactics_done or not root.moves:
+        return
+    root.tactics_done = True
+    for a, move in enumerate(root.moves):
+        child = root.children.get(a)
+        if child is None:
+            child = root.children[a] = Node(root.state.play(move))
+        if child.solved is not None:
+            root.prove_child(a, child)
+    if root.solved is not None and root.solved > 0:
+        return
+    threats: list[Move] = []
+    full_scans = 0
+    for a, child in sorted(root.children.items()):
+        if child.solved is not None:
+            continue
+        state = child.state
+        if not threats and full_scans < 2:
+            full_scans += 1
+            threats = [r for r in state.legal_moves() if _wins_at_once(state, r)]
+            wins = bool(threats)
+        else:
+            legal = state.legal_moves()
+            wins = any(r in legal and _wins_at_once(state, r) for r in threats)
+        if wins:
+            child.solved, child.solved_plies = 1.0, 1
+            root.prove_child(a, child)

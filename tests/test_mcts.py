@@ -1,0 +1,406 @@
+"""Neural MCTS with scripted evaluators: tactics, counting, batching, reuse, noise, stop."""
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from engine.evaluators import UniformEvaluator
+from engine.games import get_game
+from engine.search.mcts import MCTS, MCTSConfig
+from engine.types import Evaluation, Limits
+
+
+class CountingEvaluator:
+    """Uniform priors; records every batch it is asked to evaluate."""
+
+    def __init__(self, value=lambda state: 0.0, delay: float = 0.0):
+        self.batches: list[list] = []
+        self.value = value
+        self.delay = delay
+
+    def evaluate(self, states):
+        self.batches.append(list(states))
+        if self.delay:
+            time.sleep(self.delay)
+        return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())),
+                           value=self.value(s)) for s in states]
+
+
+def gomoku(width=15):
+    return get_game("gomoku", width=width, height=width)
+
+
+def four_for_x(game, open_ends: bool):
+    """X (first player) has four in a row on the middle row, x = 3..6, O's stones are far
+    away, and X is to move; or (open_ends False) O is to move, with a stone on x = 2 that
+    leaves x = 7 as X's only winning cell."""
+    idx, row = game.index, game.height // 2
+    xs = [idx(x, row) for x in (3, 4, 5, 6)]
+    os_ = [idx(0, 0), idx(0, 2), idx(8, 0)] + [idx(8, 8) if open_ends else idx(2, row)]
+    if not open_ends:
+        xs.append(idx(8, 8))
+    moves = []
+    for i, x in enumerate(xs):
+        moves.append(x)
+        if i < len(os_):
+            moves.append(os_[i])
+    return game.state_from_moves(moves)
+
+
+def ends(game):
+    row = game.height // 2
+    return (f"2,{row}", f"7,{row}")
+
+
+def random_position(game, rng: random.Random, plies: int):
+    state = game.initial_state()
+    for _ in range(plies):
+        if state.outcome() is not None:
+            break
+        state = state.play(rng.choice(list(state.legal_moves())))
+    return state
+
+
+def mcts(evaluator=None, **config):
+    config.setdefault("seed", 1)
+    return MCTS(evaluator or UniformEvaluator(), MCTSConfig(**config))
+
+
+# --- tactics ------------------------------------------------------------------------------
+
+def test_mcts_takes_gomoku_win_in_one():
+    game = gomoku()
+    state = four_for_x(game, open_ends=True)
+    assert state.to_play == 0
+    result = mcts().search(state, Limits(nodes=200))
+    assert game.format_move(state, result.best_move) in ends(game)
+    assert result.info.mate_plies == 1 and result.value == 1.0
+
+
+def test_mcts_blocks_gomoku_four():
+    game = gomoku()
+    state = four_for_x(game, open_ends=False)       # X four 3..6 blocked at 2,7; O to move
+    assert state.to_play == 1
+    result = mcts().search(state, Limits(nodes=200))
+    assert game.format_move(state, result.best_move) == ends(game)[1]
+
+
+@pytest.mark.parametrize("root_tactics", [True, False])
+def test_mcts_takes_chess_mate_in_one(root_tactics):
+    """Found by the root scan, or without it by the in-tree solver (exact terminal values)."""
+    game = get_game("chess")
+    state = game.state_from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")
+    result = mcts(root_tactics=root_tactics).search(state, Limits(nodes=200))
+    assert game.format_move(state, result.best_move) == "d1d8"
+    assert result.info.mate_plies == 1
+
+
+def _allows_mate_in_one(state, move) -> bool:
+    after = state.play(move)
+    return any(after.play(r).outcome() is not None and after.play(r).outcome().winner == after.to_play
+               for r in after.legal_moves())
+
+
+def test_mcts_stops_chess_mate_in_one():
+    game = get_game("chess")
+    # Black threatens Rd1#; White has many irrelevant knight and king moves that lose.
+    state = game.state_from_fen("3r2k1/5ppp/8/8/8/8/5PPP/N5K1 w - - 0 1")
+    losing = [m for m in state.legal_moves() if _allows_mate_in_one(state, m)]
+    assert 0 < len(losing) < len(state.legal_moves())
+    for seed in (1, 2, 3):
+        result = mcts(seed=seed).search(state, Limits(nodes=100))
+        assert result.best_move not in losing
+
+
+def test_mcts_proves_a_lost_root_and_still_answers():
+    # X has an open four and O is to move: every O move loses at once.
+    game9 = gomoku(9)
+    idx = game9.index
+    moves = [idx(2, 4), idx(0, 0), idx(3, 4), idx(0, 2), idx(4, 4), idx(0, 6), idx(5, 4)]
+    lost = game9.state_from_moves(moves)
+    result = mcts().search(lost, Limits(nodes=100))
+    assert result.best_move in lost.legal_moves()
+    assert result.info.mate_plies == -2 and result.value == -1.0
+
+
+def test_one_tree_playing_both_sides_answers_from_a_proven_child():
+    """Self-play reuses the child just played; one proven lost by the tactics scan (the
+    opponent wins at once) must still be expanded and answer with the win."""
+    game = gomoku(9)
+    idx = game.index
+    lost = game.state_from_moves([idx(2, 4), idx(0, 0), idx(3, 4), idx(0, 2), idx(4, 4), idx(0, 6),
+                                  idx(5, 4)])
+    search = mcts()
+    first = search.search(lost, Limits(nodes=50))
+    after = lost.play(first.best_move)
+    second = search.search(after, Limits(nodes=50))
+    assert second.best_move in (idx(1, 4), idx(6, 4)) and second.info.mate_plies == 1
+
+
+# --- counting, legality, determinism --------------------------------------------------------
+
+def test_root_visits_sum_to_the_node_limit():
+    """Playouts exclude the root's own first evaluation, so visits sum to exactly nodes."""
+    for game in (gomoku(9), get_game("chess")):
+        for batch in (1, 7, 16):
+            result = mcts(leaves_per_batch=batch).search(game.initial_state(), Limits(nodes=300))
+            assert sum(result.visits) == 300 == result.info.nodes
+            assert len(result.visits) == len(game.initial_state().legal_moves())
+
+
+@pytest.mark.parametrize("game_name", ["chess", "gomoku"])
+def test_mcts_never_returns_an_illegal_move_and_pv_is_legal(game_name):
+    game = get_game(game_name) if game_name == "chess" else gomoku(9)
+    rng = random.Random(11)
+    for i in range(12):
+        state = random_position(game, rng, rng.randrange(0, 40))
+        if state.outcome() is not None:
+            continue
+        search = mcts(seed=i, leaves_per_batch=rng.choice([1, 4, 16]), noise=bool(i % 2),
+                      temperature=0.5 * (i % 3))
+        result = search.search(state, Limits(nodes=60))
+        assert result.best_move in state.legal_moves()
+        node = state
+        for move in result.info.pv:
+            assert move in node.legal_moves()
+            node = node.play(move)
+
+
+def test_terminal_root_has_no_move():
+    game = gomoku(9)
+    idx = game.index
+    moves = [idx(0, 0), idx(0, 1), idx(1, 0), idx(1, 1), idx(2, 0), idx(2, 1), idx(3, 0), idx(3, 1),
+             idx(4, 0)]
+    state = game.state_from_moves(moves)
+    assert state.outcome() is not None
+    result = mcts().search(state, Limits(nodes=10))
+    assert result.best_move is None and result.value == -1.0
+
+
+def test_search_many_equals_single_searches_with_the_same_seed():
+    game = gomoku(9)
+    rng = random.Random(3)
+    states = [random_position(game, rng, n) for n in (0, 3, 6, 9)]
+    config = dict(seed=42, noise=True, temperature=1.0, leaves_per_batch=8)
+    counting = CountingEvaluator()
+    batched = MCTS(counting, MCTSConfig(**config)).search_many(states, Limits(nodes=80))
+    singles = [MCTS(UniformEvaluator(), MCTSConfig(**config)).search(s, Limits(nodes=80))
+               for s in states]
+    assert [r.best_move for r in batched] == [r.best_move for r in singles]
+    assert [r.visits for r in batched] == [r.visits for r in singles]
+    # One evaluator call per step serves all trees: the first call holds all four roots.
+    assert len(counting.batches[0]) == 4
+    assert max(len(b) for b in counting.batches) > 8
+
+
+def test_search_many_seeds_give_each_tree_its_own_noise():
+    game = gomoku(9)
+    state = game.initial_state()
+    search = mcts(noise=True, temperature=1.0, leaves_per_batch=4)
+    results = search.search_many([state] * 6, Limits(nodes=40), seeds=list(range(6)))
+    assert len({r.visits for r in results}) > 1
+
+
+def test_value_is_from_the_side_to_move_and_negated_per_ply():
+    game = gomoku(9)
+    first_wins = CountingEvaluator(value=lambda s: 0.8 if s.to_play == 0 else -0.8)
+    root = game.initial_state()
+    assert mcts(first_wins).search(root, Limits(nodes=100)).value == pytest.approx(0.8)
+    second = root.play(40)
+    assert mcts(first_wins).search(second, Limits(nodes=100)).value == pytest.approx(-0.8)
+
+
+# --- batching --------------------------------------------------------------------------------
+
+def test_evaluator_gets_batches_up_to_leaves_per_batch_without_duplicates():
+    for game in (gomoku(9), get_game("chess")):
+        counting = CountingEvaluator()
+        result = mcts(counting, leaves_per_batch=8).search(game.initial_state(), Limits(nodes=200))
+        sizes = [len(b) for b in counting.batches]
+        assert max(sizes) <= 8 and max(sizes) > 1
+        assert sum(result.visits) == 200
+        for batch in counting.batches:
+            keys = [s.key() for s in batch]
+            assert len(set(keys)) == len(keys)
+        # every evaluated state is evaluated once: at most one call per distinct position
+        assert sum(sizes) <= 201
+
+
+def test_batch_of_one_is_one_leaf_per_call():
+    counting = CountingEvaluator()
+    mcts(counting, leaves_per_batch=1).search(gomoku(9).initial_state(), Limits(nodes=50))
+    assert {len(b) for b in counting.batches} == {1}
+
+
+# --- reuse, noise, searchmoves ---------------------------------------------------------------
+
+def test_subtree_reuse_keeps_visits_of_the_position_reached():
+    game = gomoku(9)
+    search = mcts(leaves_per_batch=4)
+    root = game.initial_state()
+    first = search.search(root, Limits(nodes=400))
+    move = first.best_move
+    reply = first.info.pv[1]
+    later = root.play(move).play(reply)
+    reused = search.search(later, Limits(nodes=50))
+    assert sum(reused.visits) > 50
+    search.new_game()
+    fresh = search.search(later, Limits(nodes=50))
+    assert sum(fresh.visits) == 50
+
+
+def test_dirichlet_noise_only_when_enabled_and_only_over_legal_moves():
+    game = gomoku(9)
+    state = game.state_from_moves([40, 41, 30])
+    legal = len(state.legal_moves())
+    quiet = mcts(noise=False)
+    quiet.search(state, Limits(nodes=20))
+    np.testing.assert_allclose(quiet._roots[0].prior, np.full(legal, 1.0 / legal), rtol=1e-6)
+    noisy = mcts(noise=True, dirichlet_alpha=0.3)
+    noisy.search(state, Limits(nodes=20))
+    prior = noisy._roots[0].prior
+    assert prior.shape == (legal,) and prior.sum() == pytest.approx(1.0)
+    assert not np.allclose(prior, 1.0 / legal)
+    # a later search without noise from the same tree drops it again
+    quiet_again = MCTS(UniformEvaluator(), MCTSConfig(seed=1))
+    quiet_again._roots = noisy._roots
+    quiet_again.search(state, Limits(nodes=5))
+    np.testing.assert_allclose(quiet_again._roots[0].prior, np.full(legal, 1.0 / legal), rtol=1e-6)
+
+
+def test_searchmoves_restricts_the_root():
+    game = get_game("chess")
+    state = game.initial_state()
+    allowed = tuple(game.parse_move(state, m) for m in ("a2a3", "h2h3"))
+    result = mcts().search(state, Limits(nodes=60, searchmoves=allowed))
+    assert result.best_move in allowed
+    for move, count in zip(state.legal_moves(), result.visits):
+        assert count == 0 or move in allowed
+
+
+# --- limits, stop, info ----------------------------------------------------------------------
+
+def test_stop_from_another_thread_returns_quickly():
+    game = gomoku(15)
+    stop = threading.Event()
+    search = mcts(CountingEvaluator(delay=0.002), leaves_per_batch=16)
+    out = {}
+
+    def run():
+        out["result"] = search.search(game.initial_state(), Limits(infinite=True), stop=stop)
+        out["end"] = time.monotonic()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)
+    assert thread.is_alive()
+    stop.set()
+    set_at = time.monotonic()
+    thread.join(5.0)
+    assert not thread.is_alive()
+    assert out["end"] - set_at < 0.1 + 0.4            # 100 ms plus slack for a loaded machine
+    assert out["result"].best_move in game.initial_state().legal_moves()
+
+
+def test_infinite_search_of_a_proven_root_waits_for_stop():
+    game = gomoku()
+    state = four_for_x(game, open_ends=True)
+    stop = threading.Event()
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    start = time.monotonic()
+    result = mcts().search(state, Limits(infinite=True), stop=stop)
+    assert time.monotonic() - start >= 0.25
+    assert game.format_move(state, result.best_move) in ends(game)
+
+
+def test_time_limit_and_depth_only_limits_end():
+    game = gomoku(9)
+    start = time.monotonic()
+    mcts().search(game.initial_state(), Limits(time=0.2))
+    assert time.monotonic() - start < 2.0
+    result = mcts(default_nodes=77).search(game.initial_state(), Limits(depth=3))
+    assert result.info.nodes == 77
+
+
+def test_info_is_reported_at_the_end_with_a_legal_pv():
+    game = get_game("chess")
+    state = game.initial_state()
+    infos = []
+    result = mcts().search(state, Limits(nodes=120), on_info=infos.append)
+    assert infos and infos[-1] == result.info
+    info = infos[-1]
+    assert info.nodes == 120 and 1 <= info.depth <= info.seldepth
+    assert info.pv[0] == result.best_move and -1.0 <= info.value <= 1.0
+
+
+def test_wdl_is_reported_when_the_evaluator_gives_it():
+    class WDL:
+        def evaluate(self, states):
+            return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())),
+                               value=0.2, extra={"wdl": (0.5, 0.2, 0.3)}) for s in states]
+
+    info = mcts(WDL()).search(gomoku(9).initial_state(), Limits(nodes=50)).info
+    assert info.wdl is not None and sum(info.wdl) == 1000 and info.wdl[1] == 200
+
+
+def test_evaluator_with_wrong_prior_count_is_a_clear_error():
+    class Broken:
+        def evaluate(self, states):
+            return [Evaluation(priors=[1.0], value=0.0) for _ in states]
+
+    with pytest.raises(ValueError, match="priors for"):
+        mcts(Broken()).search(gomoku(9).initial_state(), Limits(nodes=5))
+
+
+def test_mcts_player_without_weights_plays_with_the_heuristic_evaluator():
+    from engine.factory import PlayerOptions, make_searcher
+    game = gomoku(9)
+    searcher = make_searcher(game, PlayerOptions(player="mcts", nodes=40, batch=4, seed=0))
+    result = searcher.search(four_for_x(game, open_ends=False), Limits())
+    assert game.format_move(None, result.best_move) == ends(game)[1]
+    assert result.info.nodes <= 40
+
+
+def test_a_full_tree_ends_the_search():
+    game = gomoku(9)
+    result = mcts(max_tree_nodes=100).search(game.initial_state(), Limits(nodes=1000))
+    assert 90 <= result.info.nodes < 120
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    start = time.monotonic()
+    mcts(max_tree_nodes=100).search(game.initial_state(), Limits(infinite=True), stop=stop)
+    assert time.monotonic() - start >= 0.25               # infinite: idles until stop
+
+
+def test_mcts_with_a_random_network_plays_legal_moves(tmp_path):
+    """Search over the real (torch/ONNX) evaluator: priors line up with the legal moves."""
+    from engine.factory import PlayerOptions, make_searcher
+    from engine.nn.checkpoint import create_random_checkpoint
+    for name, game in (("gomoku", gomoku(9)), ("chess", get_game("chess"))):
+        weights = tmp_path / f"{name}.pt"
+        create_random_checkpoint(weights, name, "res2x32", seed=1)
+        options = PlayerOptions(player="mcts", weights=str(weights), batch=8, seed=0,
+                                backend="torch", device="cpu")
+        searcher = make_searcher(game, options)
+        state = game.initial_state()
+        result = searcher.search(state, Limits(nodes=48))
+        assert result.best_move in state.legal_moves() and sum(result.visits) == 48
+        assert result.info.wdl is not None
+
+
+def test_mcts_bench_prints_search_efficiency():
+    from engine.bench_mcts import run_mcts_bench
+    from engine.factory import PlayerOptions
+    lines: list[str] = []
+    chess = get_game("chess")
+    positions = {"chess": [("start", chess.initial_state())]}
+    nodes, seconds = run_mcts_bench(["chess"], PlayerOptions(player="mcts", batch=8, seed=0),
+                                    Limits(nodes=64), lines.append, positions=positions)
+    assert nodes == 64 and seconds > 0
+    assert any("search efficiency" in line for line in lines)
+    assert any("Nodes searched  : 64" in line for line in lines)
