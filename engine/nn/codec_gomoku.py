@@ -1,0 +1,108 @@
+"""Gomoku states <-> network planes and policy cells (numpy only, no torch).
+
+Planes [C=6, H, W], side-to-move frame:
+  0 own stones (the player to move)   1 opponent stones   2 last move (one-hot)
+  3 side to move (constant: 1 when the second player moves)   4 on-board mask
+  5 rule (constant: 1 for "standard" exactly-five, 0 for freestyle)
+A batch of mixed board sizes is padded to the largest height and width; padding has
+every plane 0 (mask included), so the masked network computes the same numbers as
+for each board alone.  Policy: one logit per cell, read at [y, x] of the padded
+grid; `move_index` is the cell index y * width + x in the state's own frame.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Sequence
+
+import numpy as np
+
+__all__ = [
+    "CODEC_VERSION", "PLANES", "encode", "move_index", "index_to_move", "legal_index",
+    "priors_from_logits", "priors_batch", "cell_target", "cache_key", "board_shape",
+]
+
+CODEC_VERSION = 1
+PLANES = 6
+
+
+def board_shape(states: Sequence) -> tuple[int, int]:
+    """(height, width) that fits every state of the batch."""
+    return max(s.height for s in states), max(s.width for s in states)
+
+
+def encode_into(out: np.ndarray, state) -> None:
+    """Fill out[C, H>=height, W>=width] (zeros beyond the board) for one state."""
+    h, w = state.height, state.width
+    cells = np.frombuffer(state.cells, dtype=np.uint8).reshape(h, w)
+    own = 1 + state.to_play
+    out[0, :h, :w] = cells == own
+    out[1, :h, :w] = cells == 3 - own
+    if state.last_move is not None:
+        out[2, state.last_move // w, state.last_move % w] = 1.0
+    out[3, :h, :w] = float(state.to_play)
+    out[4, :h, :w] = 1.0
+    out[5, :h, :w] = 1.0 if state.game.rule == "standard" else 0.0
+
+
+def encode(states: Sequence, shape: tuple[int, int] | None = None) -> np.ndarray:
+    """States -> float32 planes [B, 6, H, W], padded to `shape` or the largest board."""
+    h, w = shape or board_shape(states)
+    planes = np.zeros((len(states), PLANES, h, w), dtype=np.float32)
+    for i, state in enumerate(states):
+        encode_into(planes[i], state)
+    return planes
+
+
+def move_index(state, move: int) -> int:
+    """Policy index of a cell move in the state's own frame (the move itself: y * W + x)."""
+    if not 0 <= move < state.width * state.height:
+        raise ValueError(f"cell {move} is off the {state.width}x{state.height} board")
+    return int(move)
+
+
+def index_to_move(state, index: int) -> int:
+    return move_index(state, index)
+
+
+def legal_index(state, padded_width: int | None = None) -> np.ndarray:
+    """Flat indices of state.legal_moves() (in order) into a grid `padded_width` wide."""
+    moves = np.asarray(state.legal_moves(), dtype=np.int64)
+    pw = padded_width or state.width
+    if pw == state.width:
+        return moves
+    return (moves // state.width) * pw + moves % state.width
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    if logits.size == 0:
+        return logits.astype(np.float64)
+    z = np.exp(logits.astype(np.float64) - logits.max())
+    return z / z.sum()
+
+
+def priors_from_logits(state, logits: np.ndarray) -> np.ndarray:
+    """Policy logits [H', W'] (H' >= height, W' >= width) -> probabilities over legal moves."""
+    return _softmax(logits.reshape(-1)[legal_index(state, logits.shape[-1])])
+
+
+def priors_batch(states: Sequence, outputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Network policy outputs ([B, H, W] logits) -> per-state priors over legal moves."""
+    (logits,) = outputs
+    return [priors_from_logits(s, logits[i]) for i, s in enumerate(states)]
+
+
+def cell_target(state, visits: Sequence[float], shape: tuple[int, int] | None = None) -> np.ndarray:
+    """Visit counts over state.legal_moves() -> target distribution [H, W] (zeros elsewhere)."""
+    h, w = shape or (state.height, state.width)
+    counts = np.asarray(visits, dtype=np.float64)
+    if counts.shape != (len(state.legal_moves()),):
+        raise ValueError(f"{counts.shape[0]} visit counts for {len(state.legal_moves())} legal moves")
+    target = np.zeros(h * w, dtype=np.float32)
+    total = counts.sum()
+    if total > 0:
+        target[legal_index(state, w)] = counts / total
+    return target.reshape(h, w)
+
+
+def cache_key(state) -> Hashable:
+    """Everything the planes depend on: stones (Zobrist), last move, size and rule."""
+    return (state.key(), state.last_move, state.width, state.height, state.game.rule)

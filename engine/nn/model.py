@@ -1,0 +1,137 @@
+"""Residual policy-value networks for chess and gomoku (torch).
+
+Both games share one trunk: a 3x3 stem and `blocks` residual blocks of `channels`.
+
+Value head: WDL, a 3-way softmax (win, draw, loss for the side to move), value = W - L.
+Chosen over a scalar tanh because draws are a large share of chess results (and of
+small gomoku boards): a WDL head learns "drawish" apart from "unclear", the UCI
+adapter can print `wdl` directly, and cross-entropy on a one-hot result trains more
+stably than MSE on a tanh.
+
+Chess policy (see codec_chess): a from head [B, 64] (1x1 convolution) and a to head
+[B, 64, 73].  Destinations are scored by attention between squares, as lc0 does:
+logit(f, t) = <q_f, k_t> / sqrt(d) for the 64 squares, plus a linear map of the
+from-square's features to the 9 under-promotion slots.  The factoring is exact: any
+legal move has its own (from, slot) pair.
+
+Gomoku: fully convolutional.  The on-board mask (input plane 4) is multiplied into
+every activation, so padded cells stay zero and a board padded into a larger batch
+computes exactly what it computes alone.  Policy: a 1x1 convolution to one logit per
+cell.  Value: masked mean and max pooling over on-board cells (plus the mean scaled by
+board size, as KataGo does) so one set of weights plays any board from 5x5 to 26x26.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from engine.nn.spec import NetConfig, parse_net
+
+__all__ = ["ChessNet", "GomokuNet", "build_model", "MASK_PLANE"]
+
+MASK_PLANE = 4  # gomoku on-board mask plane (codec_gomoku)
+
+
+def _conv_bn(cin: int, cout: int, kernel: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, kernel, padding=kernel // 2, bias=False),
+                         nn.BatchNorm2d(cout))
+
+
+class ResBlock(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.a = _conv_bn(channels, channels, 3)
+        self.b = _conv_bn(channels, channels, 3)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        y = F.relu(self.a(x)) * mask
+        return F.relu(x + self.b(y)) * mask
+
+
+class Trunk(nn.Module):
+    """planes [B, in, H, W] and mask [B, 1, H, W] -> features [B, C, H, W] (zero off the mask)."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.stem = _conv_bn(config.in_planes, config.channels, 3)
+        self.blocks = nn.ModuleList(ResBlock(config.channels) for _ in range(config.blocks))
+
+    def forward(self, planes: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = F.relu(self.stem(planes)) * mask
+        for block in self.blocks:
+            x = block(x, mask)
+        return x
+
+
+class ChessNet(nn.Module):
+    """planes [B, 32, 8, 8] -> (from logits [B, 64], to logits [B, 64, 73], wdl logits [B, 3])."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.config = config
+        c, p, v = config.channels, config.policy_channels, config.value_channels
+        self.trunk = Trunk(config)
+        self.from_head = nn.Sequential(_conv_bn(c, p, 1), nn.ReLU(), nn.Conv2d(p, 1, 1))
+        self.embed = nn.Sequential(_conv_bn(c, p, 1), nn.ReLU())
+        self.query = nn.Conv2d(p, p, 1)
+        self.key = nn.Conv2d(p, p, 1)
+        self.under = nn.Conv2d(p, 9, 1)
+        self.scale = 1.0 / math.sqrt(p)
+        self.value_conv = nn.Sequential(_conv_bn(c, v, 1), nn.ReLU())
+        self.value_fc = nn.Sequential(nn.Linear(v * 64, config.value_hidden), nn.ReLU(),
+                                      nn.Linear(config.value_hidden, 3))
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        ones = planes[:, 31:32]  # the codec's constant ones plane doubles as the mask
+        x = self.trunk(planes, ones)
+        b = x.shape[0]
+        from_logits = self.from_head(x).reshape(b, 64)
+        e = self.embed(x)
+        q = self.query(e).flatten(2).transpose(1, 2)            # [B, 64, p]
+        k = self.key(e).flatten(2)                              # [B, p, 64]
+        to_squares = torch.bmm(q, k) * self.scale             # [B, 64 from, 64 to]
+        under = self.under(e).flatten(2).transpose(1, 2)        # [B, 64 from, 9]
+        to_logits = torch.cat([to_squares, under], dim=2)
+        wdl = self.value_fc(self.value_conv(x).flatten(1))
+        return from_logits, to_logits, wdl
+
+
+class GomokuNet(nn.Module):
+    """planes [B, 6, H, W] -> (policy logits [B, H, W], wdl logits [B, 3]); any H, W."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.config = config
+        c, v = config.channels, config.value_channels
+        self.trunk = Trunk(config)
+        self.policy = nn.Sequential(_conv_bn(c, config.policy_channels, 1), nn.ReLU(),
+                                    nn.Conv2d(config.policy_channels, 1, 1))
+        self.value_conv = nn.Sequential(_conv_bn(c, v, 1), nn.ReLU())
+        self.value_fc = nn.Sequential(nn.Linear(3 * v, config.value_hidden), nn.ReLU(),
+                                      nn.Linear(config.value_hidden, 3))
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask = planes[:, MASK_PLANE:MASK_PLANE + 1]
+        x = self.trunk(planes, mask)
+        policy = self.policy(x)[:, 0] * mask[:, 0]
+        v = self.value_conv(x) * mask
+        area = mask.sum(dim=(2, 3))                              # [B, 1]
+        mean = v.sum(dim=(2, 3)) / area
+        # Activations are >= 0 after ReLU and 0 off the board, so a plain max is masked.
+        peak = v.amax(dim=(2, 3))
+        scaled = mean * (torch.sqrt(area) - 14.0) / 10.0
+        wdl = self.value_fc(torch.cat([mean, scaled, peak], dim=1))
+        return policy, wdl
+
+
+def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:
+    """A fresh (randomly initialised) network; `config` is a NetConfig or a name like "res6x64"."""
+    if isinstance(config, str):
+        if game is None:
+            raise ValueError("build_model(name) needs the game")
+        config = parse_net(config, game)
+    model = ChessNet(config) if config.game == "chess" else GomokuNet(config)
+    return model.eval()

@@ -1,0 +1,193 @@
+"""ONNX Runtime inference, and the ONNX export cache that lets a process run without torch.
+
+An export is a plain .onnx file whose metadata_props carry the checkpoint metadata
+(game, net, codec version...) and `checkpoint_sha256`, the sha256 of the .pt file's
+bytes it came from.  Exports live in a cache directory named by that sha (never next
+to the user's weights); a sidecar `<weights>.onnx` beside a checkpoint (how shipped
+weights come) is used when its recorded sha matches the checkpoint.  Finding an
+export needs only hashlib and onnxruntime, so a second start of the Gomocup brain
+never imports torch.  Only the export functions import torch (lazily).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.nn.files import atomic_write, file_sha256
+from engine.nn.spec import CheckpointError, check_meta
+
+__all__ = ["OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
+           "export_onnx_bytes", "export_sidecar", "read_onnx_meta", "onnxruntime_available",
+           "OUTPUTS"]
+
+OUTPUTS = {"chess": ("from", "to", "wdl"), "gomoku": ("policy", "wdl")}
+_META_KEY = "plyzero"
+
+
+def onnxruntime_available() -> bool:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_cache_dir() -> Path:
+    """~/.cache/plyzero/onnx (XDG_CACHE_HOME respected); a temp dir if home is not writable."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "plyzero" / "onnx"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        if os.access(base, os.W_OK):
+            return base
+    except OSError:
+        pass
+    fallback = Path(tempfile.gettempdir()) / f"plyzero-onnx-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
+
+
+def _session(source: Path | bytes, threads: int, device: str) -> Any:
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only: a Gomocup brain must keep stderr quiet
+    providers = ["CPUExecutionProvider"]
+    if device == "cuda" and "CUDAExecutionProvider" in ort.get_available_providers():
+        providers.insert(0, "CUDAExecutionProvider")
+    try:
+        model = source if isinstance(source, bytes) else str(source)
+        return ort.InferenceSession(model, sess_options=options, providers=providers)
+    except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+        name = "in-memory export" if isinstance(source, bytes) else source
+        raise CheckpointError(f"{name}: not a usable ONNX network "
+                              f"({(str(exc).splitlines() or ['?'])[0][:120]})") from None
+
+
+def read_onnx_meta(session: Any, source: str) -> dict:
+    raw = session.get_modelmeta().custom_metadata_map.get(_META_KEY)
+    if raw is None:
+        raise CheckpointError(f"{source}: ONNX file without PlyZero metadata")
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        raise CheckpointError(f"{source}: damaged PlyZero metadata in ONNX file") from None
+    return meta
+
+
+class OnnxRunner:
+    """One onnxruntime session: planes [B, C, H, W] float32 -> outputs (policy..., wdl logits).
+
+    `source` is an .onnx file or the bytes of an export (in-memory models: no file left behind).
+    """
+
+    def __init__(self, source: str | Path | bytes, *, threads: int = 1, device: str = "cpu",
+                 expect_game: str | None = None):
+        self.path = None if isinstance(source, bytes) else Path(source)
+        name = str(self.path or "in-memory export")
+        self.session = _session(source if isinstance(source, bytes) else Path(source), threads, device)
+        self.meta = read_onnx_meta(self.session, name)
+        check_meta(self.meta, name, expect_game)
+        self.game: str = self.meta["game"]
+        self._input = self.session.get_inputs()[0].name
+
+    def run(self, planes: np.ndarray) -> list[np.ndarray]:
+        return self.session.run(list(OUTPUTS[self.game]), {self._input: planes})
+
+
+def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, threads: int = 1,
+                device: str = "cpu", expect_game: str | None = None,
+                checkpoint_sha: str | None = None) -> tuple[OnnxRunner | None, str]:
+    """(a runner over an existing export of this checkpoint or None, the checkpoint's sha256).
+
+    Looks at the sidecar `<weights>.onnx` first, then the cache; an export whose
+    recorded checkpoint_sha256 differs (stale) is ignored.  Needs no torch.
+    """
+    weights = Path(weights)
+    sha = checkpoint_sha or file_sha256(weights)
+    for candidate in (weights.with_suffix(".onnx"), export_path(sha, cache_dir)):
+        if not candidate.is_file():
+            continue
+        try:
+            runner = OnnxRunner(candidate, threads=threads, device=device)
+        except CheckpointError:
+            continue  # damaged or foreign export: re-export rather than fail
+        if runner.meta.get("checkpoint_sha256") == sha:
+            check_meta(runner.meta, str(weights), expect_game)
+            return runner, sha
+    return None, sha
+
+
+def export_path(checkpoint_sha: str, cache_dir: str | Path | None = None) -> Path:
+    return Path(cache_dir or default_cache_dir()) / f"{checkpoint_sha}.onnx"
+
+
+def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
+    """Export a copy of `model` (torch; the caller's model is left untouched) to ONNX bytes,
+    with dynamic batch (and height, width for gomoku) axes and `meta` plus
+    checkpoint_sha256 in the file's metadata."""
+    import copy
+    import io
+
+    import onnx
+    import torch
+
+    game = meta["game"]
+    in_planes = model.config.in_planes
+    dummy = torch.zeros((1, in_planes, 8, 8) if game == "chess" else (1, in_planes, 9, 9))
+    dummy[:, 31 if game == "chess" else 4] = 1.0  # the ones / on-board mask plane
+    axes: dict[str, dict[int, str]] = {"planes": {0: "batch"}, "wdl": {0: "batch"}}
+    if game == "gomoku":
+        axes["planes"].update({2: "height", 3: "width"})
+        axes["policy"] = {0: "batch", 1: "height", 2: "width"}
+    else:
+        axes.update({"from": {0: "batch"}, "to": {0: "batch"}})
+    snapshot = copy.deepcopy(model).float().cpu().eval()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice
+        warnings.simplefilter("ignore")
+        with torch.inference_mode():
+            torch.onnx.export(snapshot, (dummy,), buffer, dynamo=False, input_names=["planes"],
+                              output_names=list(OUTPUTS[game]), dynamic_axes=axes,
+                              opset_version=17, do_constant_folding=True)
+    proto = onnx.load_from_string(buffer.getvalue())
+    record = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, dict, list))}
+    record["checkpoint_sha256"] = checkpoint_sha
+    entry = proto.metadata_props.add()
+    entry.key, entry.value = _META_KEY, json.dumps(record, sort_keys=True)
+    return proto.SerializeToString()
+
+
+def export_onnx(model: Any, path: str | Path, meta: dict, checkpoint_sha: str) -> Path:
+    """export_onnx_bytes written atomically to `path` (two engines exporting at once is fine)."""
+    data = export_onnx_bytes(model, meta, checkpoint_sha)
+    atomic_write(path, lambda handle: handle.write(data))
+    return Path(path)
+
+
+def export_sidecar(weights: str | Path) -> Path:
+    """Write `<weights>.onnx` beside a checkpoint (for shipped weights: lets a brain start
+    without torch even on its first run).  Imports torch."""
+    from engine.nn.checkpoint import load_checkpoint
+    weights = Path(weights)
+    model, meta = load_checkpoint(weights)
+    return export_onnx(model, weights.with_suffix(".onnx"), meta, file_sha256(weights))
+
+
+if __name__ == "__main__":
+    import argparse
+    parser = argparse.ArgumentParser(description="export checkpoints to sidecar .onnx files")
+    parser.add_argument("weights", nargs="+")
+    for name in parser.parse_args().weights:
+        try:
+            print(export_sidecar(name))
+        except CheckpointError as exc:
+            raise SystemExit(f"error: {exc}") from None

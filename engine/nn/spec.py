@@ -1,0 +1,98 @@
+"""Torch-free facts about networks: names, configs, checkpoint metadata rules, errors.
+
+Everything here is needed both by the torch path (model, checkpoint) and by the
+ONNX-only path that a lean Gomocup brain takes without importing torch, so it must
+stay numpy/stdlib only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+__all__ = [
+    "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
+    "codec_version", "check_meta",
+]
+
+FORMAT = "plyzero"
+GAMES = ("chess", "gomoku")
+NAMED_NETS = ("res2x32", "res6x64", "res10x128")
+_NET_NAME = re.compile(r"^res(\d+)x(\d+)$")
+
+
+class CheckpointError(ValueError):
+    """A network file that cannot be used; the message is one line, fit for a protocol error."""
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of a residual policy-value network.  `name` is the canonical "res{B}x{C}".
+
+    in_planes comes from the game's codec; value_channels / policy_channels size the heads.
+    """
+    game: str
+    blocks: int
+    channels: int
+    in_planes: int
+    value_channels: int = 32
+    value_hidden: int = 128
+    policy_channels: int = 32
+
+    @property
+    def name(self) -> str:
+        return f"res{self.blocks}x{self.channels}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any]) -> "NetConfig":
+        try:
+            return cls(**{k: config[k] for k in config if k in cls.__dataclass_fields__})
+        except TypeError as exc:
+            raise CheckpointError(f"bad network config: {exc}") from None
+
+
+def parse_net(name: str, game: str) -> NetConfig:
+    """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels."""
+    if game not in GAMES:
+        raise CheckpointError(f"unknown game {game!r} (expected chess or gomoku)")
+    match = _NET_NAME.match(name.strip().lower())
+    if match is None:
+        raise CheckpointError(f"bad network name {name!r} (expected res<blocks>x<channels>, "
+                              f"e.g. {', '.join(NAMED_NETS)})")
+    blocks, channels = int(match.group(1)), int(match.group(2))
+    if not (1 <= blocks <= 40 and 8 <= channels <= 512):
+        raise CheckpointError(f"network {name!r} out of range (1..40 blocks, 8..512 channels)")
+    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=_in_planes(game))
+
+
+def _in_planes(game: str) -> int:
+    if game == "chess":
+        from engine.nn.codec_chess import PLANES
+    else:
+        from engine.nn.codec_gomoku import PLANES
+    return PLANES
+
+
+def codec_version(game: str) -> int:
+    if game == "chess":
+        from engine.nn.codec_chess import CODEC_VERSION
+    else:
+        from engine.nn.codec_gomoku import CODEC_VERSION
+    return CODEC_VERSION
+
+
+def check_meta(meta: Mapping[str, Any], source: str, expect_game: str | None = None) -> None:
+    """Raise CheckpointError unless `meta` describes a usable network for `expect_game`."""
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"{source}: not a PlyZero network (format {meta.get('format')!r})")
+    game = meta.get("game")
+    if game not in GAMES:
+        raise CheckpointError(f"{source}: unknown game {game!r}")
+    if expect_game is not None and game != expect_game:
+        raise CheckpointError(f"{source}: a {game} network cannot play {expect_game}")
+    if meta.get("codec_version") != codec_version(game):
+        raise CheckpointError(f"{source}: {game} codec version {meta.get('codec_version')!r}, "
+                              f"this engine reads version {codec_version(game)}")

@@ -1,0 +1,186 @@
+"""Networks and checkpoints: shapes, masking, save/load round trips, every kind of bad file."""
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from engine.games import get_game
+from engine.nn import codec_chess, codec_gomoku
+from engine.nn.checkpoint import (create_random_checkpoint, load_checkpoint, read_meta,
+                                  save_checkpoint, tensor_sha256)
+from engine.nn.model import build_model
+from engine.nn.spec import CheckpointError, parse_net
+
+
+def test_net_names_parse_and_bad_names_are_refused():
+    config = parse_net("res6x64", "gomoku")
+    assert (config.blocks, config.channels, config.name) == (6, 64, "res6x64")
+    assert parse_net("RES10x128", "chess").in_planes == codec_chess.PLANES
+    for bad in ("res6", "resnet", "res0x64", "res6x4", "res6x64x2"):
+        with pytest.raises(CheckpointError):
+            parse_net(bad, "chess")
+    with pytest.raises(CheckpointError):
+        parse_net("res2x32", "go")
+
+
+def test_chess_net_shapes():
+    model = build_model("res2x32", "chess")
+    states = [get_game("chess").initial_state()] * 3
+    with torch.inference_mode():
+        from_logits, to_logits, wdl = model(torch.from_numpy(codec_chess.encode(states)))
+    assert from_logits.shape == (3, 64) and to_logits.shape == (3, 64, 73) and wdl.shape == (3, 3)
+
+
+def test_gomoku_net_computes_the_same_board_alone_and_padded():
+    """The on-board mask keeps padding at zero, so a board inside a bigger grid is unchanged."""
+    torch.manual_seed(0)
+    model = build_model("res2x32", "gomoku")
+    game = get_game("gomoku", width=9, height=7)
+    state = game.state_from_moves([30, 31, 22])
+    with torch.inference_mode():
+        alone = model(torch.from_numpy(codec_gomoku.encode([state])))
+        padded = model(torch.from_numpy(codec_gomoku.encode([state], shape=(13, 16))))
+    assert padded[0].shape == (1, 13, 16)
+    torch.testing.assert_close(padded[0][:, :7, :9], alone[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(padded[1], alone[1], rtol=1e-5, atol=1e-5)
+    assert padded[0][:, 7:].abs().max() == 0 and padded[0][:, :, 9:].abs().max() == 0
+
+
+@pytest.mark.parametrize("game_name", ["chess", "gomoku"])
+def test_save_then_load_gives_identical_outputs(tmp_path, game_name):
+    path = tmp_path / "net.pt"
+    meta = create_random_checkpoint(path, game_name, "res2x32", seed=4)
+    assert meta["format"] == "plyzero" and meta["game"] == game_name and meta["net"] == "res2x32"
+    model, loaded = load_checkpoint(path, expect_game=game_name)
+    assert loaded["sha256"] == meta["sha256"] and loaded["step"] == 0 and loaded["created"]
+    again = tmp_path / "again.pt"
+    save_checkpoint(again, model, {"step": 12, "notes": "copy"})
+    copy, copy_meta = load_checkpoint(again)
+    assert (copy_meta["step"], copy_meta["notes"]) == (12, "copy")
+    game = get_game(game_name) if game_name == "chess" else get_game("gomoku", width=11)
+    planes = (codec_chess if game_name == "chess" else codec_gomoku).encode(
+        [game.initial_state(), game.initial_state().play(game.initial_state().legal_moves()[3])])
+    with torch.inference_mode():
+        for a, b in zip(model(torch.from_numpy(planes)), copy(torch.from_numpy(planes))):
+            assert torch.equal(a, b)
+
+
+def test_random_checkpoints_are_seeded_and_leave_the_global_rng_alone(tmp_path):
+    torch.manual_seed(123)
+    expected = torch.rand(1)
+    torch.manual_seed(123)
+    a = create_random_checkpoint(tmp_path / "a.pt", "gomoku", "res2x32", seed=9)
+    assert torch.equal(torch.rand(1), expected)
+    b = create_random_checkpoint(tmp_path / "b.pt", "gomoku", "res2x32", seed=9)
+    c = create_random_checkpoint(tmp_path / "c.pt", "gomoku", "res2x32", seed=10)
+    assert a["sha256"] == b["sha256"] != c["sha256"]
+
+
+def test_res6x64_checkpoints_stay_small(tmp_path):
+    for game_name in ("chess", "gomoku"):
+        path = tmp_path / f"{game_name}.pt"
+        create_random_checkpoint(path, game_name, "res6x64")
+        assert 1_000_000 < path.stat().st_size < 5_000_000
+
+
+def one_line_error(path: Path, **kwargs) -> str:
+    with pytest.raises(CheckpointError) as caught:
+        load_checkpoint(path, **kwargs)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 300
+    return message
+
+
+@pytest.fixture()
+def checkpoint(tmp_path) -> Path:
+    path = tmp_path / "net.pt"
+    create_random_checkpoint(path, "chess", "res2x32", seed=1)
+    return path
+
+
+def test_missing_file(tmp_path):
+    assert "no such" in one_line_error(tmp_path / "absent.pt")
+
+
+def test_truncated_file(checkpoint):
+    data = checkpoint.read_bytes()
+    checkpoint.write_bytes(data[: len(data) // 2])
+    one_line_error(checkpoint)
+
+
+def test_corrupt_bytes(checkpoint):
+    data = bytearray(checkpoint.read_bytes())
+    for i in range(200, len(data), 997):
+        data[i] ^= 0xFF
+    checkpoint.write_bytes(bytes(data))
+    one_line_error(checkpoint)
+
+
+def test_not_a_checkpoint_at_all(tmp_path):
+    junk = tmp_path / "junk.pt"
+    junk.write_text("hello, I am not a network\n")
+    one_line_error(junk)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    assert "not a PlyZero" in one_line_error(other)
+
+
+def test_wrong_game(checkpoint):
+    assert "cannot play gomoku" in one_line_error(checkpoint, expect_game="gomoku")
+    with pytest.raises(CheckpointError):
+        read_meta(checkpoint, expect_game="gomoku")
+    assert read_meta(checkpoint, expect_game="chess")["game"] == "chess"
+
+
+def test_wrong_codec_version(checkpoint):
+    payload = torch.load(checkpoint, weights_only=True)
+    payload["codec_version"] = 999
+    torch.save(payload, checkpoint)
+    assert "codec version" in one_line_error(checkpoint)
+
+
+def test_tampered_tensor_fails_the_sha256(checkpoint):
+    payload = torch.load(checkpoint, weights_only=True)
+    name = next(k for k, v in payload["state_dict"].items() if v.is_floating_point())
+    payload["state_dict"][name] = payload["state_dict"][name].clone()
+    payload["state_dict"][name].view(-1)[0] += 1e-3
+    torch.save(payload, checkpoint)
+    assert "sha256" in one_line_error(checkpoint)
+
+
+def test_weights_that_do_not_fit_the_config(checkpoint):
+    payload = torch.load(checkpoint, weights_only=True)
+    payload["config"]["channels"] = 48
+    torch.save(payload, checkpoint)
+    one_line_error(checkpoint)
+
+
+class Exploit:
+    """Unpickling this with a full pickle runs exec(); weights_only loading must refuse it."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (exec, (f"open({str(self.marker)!r}, 'w').close()",))
+
+
+def test_malicious_pickle_is_refused_without_running(tmp_path):
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil.pt"
+    torch.save({"format": "plyzero", "state_dict": {}, "payload": Exploit(marker)}, evil)
+    assert zipfile.is_zipfile(evil)
+    assert "unsafe" in one_line_error(evil)
+    assert not marker.exists()
+
+
+def test_tensor_sha256_sees_names_shapes_and_values():
+    a = {"w": torch.zeros(2, 3)}
+    assert tensor_sha256(a) == tensor_sha256({"w": torch.zeros(2, 3)})
+    assert tensor_sha256(a) != tensor_sha256({"v": torch.zeros(2, 3)})
+    assert tensor_sha256(a) != tensor_sha256({"w": torch.zeros(3, 2)})
+    assert tensor_sha256(a) != tensor_sha256({"w": torch.tensor(np.eye(2, 3), dtype=torch.float32)})
