@@ -67,4 +67,7 @@ def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, opt
     limits = None
     if depth is not None or movetime is not None or options.nodes is not None:
         limits = Limits(depth=depth, time=movetime, nodes=options.nodes)
-    run_bench(list(games) or ["chess", "gomoku"], options, limits, echo=click.echo)
+    try:
+        run_bench(list(games) or ["chess", "gomoku"], options, limits, echo=click.echo)
+    except ValueError as exc:  # bad weights file, unknown player, bad position: one line, no traceback
+        raise click.ClickException(str(exc)) from None

@@ -25,3 +25,7 @@ def gomocup(options: PlayerOptions) -> None:
     """Speak the Gomocup (piskvork) protocol on stdin/stdout."""
     from protocols.gomocup import serve_stdio
     sys.exit(serve_stdio(options))   # stderr silenced, one malloc arena (see protocols/gomocup.py)
+
+
+if __name__ == "__main__":  # `python -m protocols.cli uci …`: how the arena launches built-in players
+    main()

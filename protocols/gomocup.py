@@ -165,10 +165,10 @@ class GomocupBrain:
         return self._new_board(width, height)
 
     def _restart(self, arg: str) -> str:
-        self._game()
+        game = self._game()
         self._stones.clear()
-        if self._engine is not None:
-            self._engine.new_game()
+        # Build the player now (loading a network can take seconds) so the first move keeps its time.
+        self._engine_for(game).new_game()
         return "OK"
 
     def _cell(self, text: str, *, empty: bool) -> int:
@@ -323,8 +323,8 @@ class GomocupBrain:
         """The Engine for this game and options, built on first use (lazy imports, weights)."""
         options = resolve_player(game, self.options)
         memory_mb = self.settings.max_memory // 2**20
-        if memory_mb > 0 and options.player == "alphabeta":
-            options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 4)))
+        if memory_mb > 0:  # tables (TT, MCTS tree + NN cache) get a slice of the judge's limit
+            options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 6)))
         key = (game, options)
         if self._engine is not None and self._engine_key == key:
             return self._engine

@@ -302,10 +302,11 @@ def test_limits_follow_info_and_nodes():
     assert fake.limits[0].nodes == 77
 
 
-def test_max_memory_caps_the_alphabeta_hash():
-    fake = Recorder()
-    talk("START 15\nINFO max_memory 83886080\nBEGIN\n", fake=fake, player="alphabeta")
-    assert fake.options[-1].hash_mb == 20
+def test_max_memory_caps_the_search_tables_of_every_player():
+    for player in ("alphabeta", "mcts"):
+        fake = Recorder()
+        talk("START 15\nINFO max_memory 83886080\nBEGIN\n", fake=fake, player=player)
+        assert fake.options[-1].hash_mb == 80 // 6
 
 
 def test_a_failing_search_still_answers_a_legal_move():

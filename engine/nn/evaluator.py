@@ -332,8 +332,9 @@ def load_evaluator(game: Any, options: Any, **overrides: Any) -> NetworkEvaluato
     weights = options.weights or shipped_weights(game.name)
     if weights is None:
         raise CheckpointError("mcts needs a network: pass --weights / WeightsFile")
+    # The NN cache shares the player's memory budget (Hash / Gomocup max_memory) with the tree.
     settings: dict[str, Any] = dict(device=options.device, backend=options.backend,
                                     threads=options.threads, seed=options.seed,
-                                    expect_game=game.name)
+                                    expect_game=game.name, cache_mb=max(1.0, options.hash_mb / 2))
     settings.update(overrides)
     return NetworkEvaluator(weights, **settings)
