@@ -4,6 +4,12 @@ Each game provides a `SearchBoard`: a private, mutable position used only inside
 one search (STYLE principle 2: push/pop in the hot loop, invisible to anyone else).
 Scores are integers from the side to move, in centipawn-like units; the core owns
 mate/win scoring (MATE_SCORE minus distance), so boards never return mate scores.
+
+Optional methods the core uses when a board has them (chess does, for speed):
+  history_keys() -> keys of the game's earlier positions that a repeat would draw;
+  rule_terminal() -> terminal() without the "no legal move" test (the core then scores
+      an empty ordered_moves() itself: in_check() -> loss, else draw);
+  push_null() / null_move_safe() -> pass a turn (undone by pop()) for null-move pruning.
 """
 from __future__ import annotations
 

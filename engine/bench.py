@@ -1,0 +1,118 @@
+"""`engine bench`: search a fixed set of positions and print nodes, time and nodes/s.
+
+Like Stockfish's bench, the positions and the default limit never change, so two
+runs (or two commits) compare by their totals.  The transposition table is cleared
+before each position for the same reason.  `bench_positions` is shared with the
+MCTS bench (engine/bench_mcts.py), which `run_bench` delegates to for `--player mcts`.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from engine.factory import PlayerOptions, make_searcher, resolve_player
+from engine.games import State, get_game
+from engine.types import Limits
+
+__all__ = ["bench_positions", "default_limits", "run_bench", "CHESS_FENS", "GOMOKU_OPENINGS"]
+
+CHESS_FENS: tuple[tuple[str, str], ...] = (
+    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+    ("perft 3 (rook endgame)", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
+    ("perft 4 (promotions)", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
+    ("perft 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"),
+    ("perft 6 (italian)", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"),
+    ("sicilian middlegame", "r1bqkb1r/1p3ppp/p1nppn2/8/3NP3/2N1B3/PPP1BPPP/R2QK2R w KQkq - 0 8"),
+    ("queen endgame", "6k1/5p1p/6p1/3Q4/8/6P1/q4P1P/6K1 b - - 0 40"),
+)
+
+# Gomoku openings in column-letter / row-number notation (a1 = x 0, y 0), black first.
+GOMOKU_OPENINGS: tuple[tuple[str, int, str], ...] = (
+    ("15x15 two stones", 15, "h8 i9"),
+    ("15x15 sure-star", 15, "h8 i8 i9 g7 h10"),
+    ("15x15 middle game", 15, "h8 h9 i9 g7 j10 k11 i7 i8 j8 k9 g9"),
+    ("15x15 edge fight", 15, "c3 d4 d3 e3 c4 c5 b2 a1"),
+    ("20x20 three stones", 20, "j10 k11 k10"),
+    ("20x20 middle game", 20, "j10 k10 k11 l12 j11 j12 i12 l9 h13"),
+)
+
+# Fixed per-game alpha-beta depths: about 10 s per game on one free core (measured 2026-11).
+ALPHABETA_DEPTH = {"chess": 6, "gomoku": 9}
+OTHER_PLAYER_NODES = 800  # mcts/uct/random: a node budget per position instead of a depth
+
+
+def _gomoku_move(width: int, text: str) -> int:
+    x = ord(text[0]) - ord("a")
+    y = int(text[1:]) - 1
+    return y * width + x
+
+
+def bench_positions(game_name: str) -> list[tuple[str, State]]:
+    """The bench's fixed positions for `game_name`, as (label, state) pairs."""
+    if game_name == "chess":
+        chess_game = get_game("chess")
+        return [(f"{label}: {fen}", chess_game.state_from_fen(fen)) for label, fen in CHESS_FENS]  # type: ignore[attr-defined]
+    if game_name == "gomoku":
+        positions = []
+        for label, size, stones in GOMOKU_OPENINGS:
+            game = get_game("gomoku", width=size, height=size)
+            moves = [_gomoku_move(size, stone) for stone in stones.split()]
+            positions.append((f"{label}: {stones}", game.state_from_moves(moves)))  # type: ignore[attr-defined]
+        return positions
+    raise ValueError(f"no bench positions for {game_name!r}")
+
+
+def default_limits(game_name: str, options: PlayerOptions) -> Limits:
+    """The fixed limit per position when the command line names none."""
+    if options.player == "alphabeta":
+        return Limits(depth=ALPHABETA_DEPTH[game_name])
+    return Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
+
+
+def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
+              echo: Callable[[str], None]) -> tuple[int, float]:
+    """Search every bench position of every game; print a line each and Stockfish-style totals.
+
+    Returns (nodes, seconds) over all positions.
+    """
+    if options.player == "mcts":
+        from engine.bench_mcts import run_mcts_bench
+        positions = {name: bench_positions(name) for name in games}
+        return run_mcts_bench(games, options, limits, echo, positions=positions)  # type: ignore[no-any-return]
+
+    total_nodes, total_time = 0, 0.0
+    for game_name in games:
+        resolved = resolve_player(get_game(game_name), options)
+        game_limits = limits if limits is not None else default_limits(game_name, resolved)
+        positions = bench_positions(game_name)
+        echo(f"# {game_name}: {len(positions)} positions, player {resolved.player}, {_describe(game_limits)}")
+        searchers: dict[object, object] = {}
+        for index, (label, state) in enumerate(positions, 1):
+            game = getattr(state, "game", None) or get_game(game_name)
+            searcher = searchers.get(game)
+            if searcher is None:
+                searcher = searchers[game] = make_searcher(game, resolved)
+            searcher.new_game()  # type: ignore[attr-defined]
+            start = time.perf_counter()
+            result = searcher.search(state, game_limits)  # type: ignore[attr-defined]
+            elapsed = time.perf_counter() - start
+            info = result.info
+            nodes = info.nodes if info is not None else 0
+            depth = info.depth if info is not None else 0
+            total_nodes += nodes
+            total_time += elapsed
+            move = "none" if result.best_move is None else game.format_move(state, result.best_move)
+            echo(f"{index:2d}  depth {depth:2d}  nodes {nodes:8d}  time {elapsed * 1000:8.0f} ms"
+                 f"  nps {int(nodes / elapsed) if elapsed > 0 else 0:7d}  bestmove {move:6s}  {label}")
+    echo("===========================")
+    echo(f"Total time (ms) : {int(total_time * 1000)}")
+    echo(f"Nodes searched  : {total_nodes}")
+    echo(f"Nodes/second    : {int(total_nodes / total_time) if total_time > 0 else 0}")
+    return total_nodes, total_time
+
+
+def _describe(limits: Limits) -> str:
+    parts = [f"{name} {value}" for name, value in
+             (("depth", limits.depth), ("nodes", limits.nodes), ("movetime", limits.time)) if value is not None]
+    return ", ".join(parts) or "default limits"

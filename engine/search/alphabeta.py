@@ -1,0 +1,447 @@
+"""Alpha-beta: one generic searcher over the SearchBoard contract (engine/search/ab_board.py).
+
+Negamax with principal-variation search, iterative deepening, a transposition
+table, move ordering (TT move, the board's noisy moves by MVV-LVA, two killers per
+ply, history, then the board's static order), check extension, late-move
+reductions and quiescence on `noisy_moves()` with stand-pat.
+
+Optional SearchBoard hooks (see ab_board.py): history_keys() (earlier game positions
+that count as repetitions), rule_terminal() (a cheaper terminal()), push_null() and
+null_move_safe() (null-move pruning).
+
+Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
+at once; the answer is always the best move of the last *completed* depth (the
+first ordered legal move if depth 1 never completed), so it equals the last
+reported pv[0].  Unlimited `Limits()` (not infinite) means depth `max_depth`
+(64) within `default_time` (1 s); `Limits(infinite=True)` searches until stopped.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from operator import itemgetter
+from typing import Any, Callable, Hashable, Sequence
+
+from engine.search.ab_board import MATE_BOUND, MATE_SCORE, TERMINAL_DRAW, TERMINAL_WIN, SearchBoard
+from engine.search.limits import Stopper
+from engine.types import Limits, Move, SearchInfo, SearchResult, value_from_cp
+
+__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable", "build"]
+
+INF = MATE_SCORE + 1
+EXACT, LOWER, UPPER = 0, 1, 2
+_TT_BONUS = 1 << 40       # ordering keys: TT move > noisy (board scores >= 2**31 for chess)
+_KILLER_BONUS = 1 << 30   # > killers > history (capped below) + the board's quiet order
+_HISTORY_CAP = 1 << 28
+_SECOND = itemgetter(1)
+
+
+@dataclass(frozen=True)
+class AlphaBetaConfig:
+    """hash_mb: TT budget (entries sized at `entry_bytes`, rounded down to a power of two).
+    max_depth / default_time: the default when Limits() names no limit at all.
+    poll_nodes: how often the Stopper is asked (nodes); lmr: late-move reductions;
+    null_move: null-move pruning (R = 2), used only when the board offers push_null()."""
+    hash_mb: int = 64
+    max_depth: int = 64
+    default_time: float = 1.0
+    poll_nodes: int = 128
+    max_ply: int = 96
+    lmr: bool = True
+    null_move: bool = True
+    entry_bytes: int = 256  # measured: ~256 B per filled chess entry
+
+
+class TranspositionTable:
+    """Slots indexed by hash(key); each holds (hash, depth, flag, score, move).
+
+    Mate scores are stored relative to the node (distance from it), not the root,
+    so they stay right when the position is reached at another ply.
+    """
+    __slots__ = ("_slots", "_mask")
+
+    def __init__(self, hash_mb: int, entry_bytes: int = 256):
+        wanted = max(1024, hash_mb * (1 << 20) // entry_bytes)
+        size = 1 << (wanted.bit_length() - 1)
+        self._slots: list[tuple[int, int, int, int, Any] | None] = [None] * size
+        self._mask = size - 1
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def probe(self, h: int) -> tuple[int, int, int, int, Any] | None:
+        entry = self._slots[h & self._mask]
+        return entry if entry is not None and entry[0] == h else None
+
+    def store(self, h: int, depth: int, flag: int, score: int, move: Any) -> None:
+        index = h & self._mask
+        old = self._slots[index]
+        if old is not None and old[0] == h:
+            if depth < old[1] and flag != EXACT:
+                return  # keep the deeper result for this very position
+            if move is None:
+                move = old[4]
+        self._slots[index] = (h, depth, flag, score, move)
+
+    def clear(self) -> None:
+        self._slots = [None] * len(self._slots)
+
+    def hashfull(self) -> int:
+        """Per mille of the first 1000 slots in use (the UCI convention)."""
+        sample = self._slots[:1000]
+        return sum(1 for entry in sample if entry is not None) * 1000 // len(sample)
+
+
+class _Stopped(Exception):
+    """Raised from inside the tree when the Stopper says stop; caught at the root."""
+
+
+def _to_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _from_tt(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def _terminal_score(result: int, ply: int) -> int:
+    if result == TERMINAL_DRAW:
+        return 0
+    return MATE_SCORE - ply if result == TERMINAL_WIN else ply - MATE_SCORE
+
+
+class AlphaBeta:
+    """The alpha-beta Searcher.  `make_board(state) -> SearchBoard` adapts a game."""
+
+    def __init__(self, make_board: Callable[[Any], SearchBoard], config: AlphaBetaConfig | None = None):
+        self.make_board = make_board
+        self.config = config or AlphaBetaConfig()
+        self.tt = TranspositionTable(self.config.hash_mb, self.config.entry_bytes)
+        self.history: dict[Move, int] = {}
+
+    def new_game(self) -> None:
+        self.tt.clear()
+        self.history.clear()
+
+    def search(self, state, limits: Limits, *, stop: threading.Event | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+        # Age the history so the last search guides ordering without dominating it.
+        self.history = {move: value >> 2 for move, value in self.history.items() if value >= 4}
+        return _Run(self, state, limits, stop, on_info).run()
+
+
+class _Run:
+    """One search: the board, counters and killers live here, the TT and history in AlphaBeta."""
+
+    __slots__ = ("owner", "config", "state", "limits", "board", "terminal", "stopper", "on_info", "tt",
+                 "history", "killers", "path", "nodes", "seldepth", "next_poll", "node_limit",
+                 "max_ply", "lmr", "null_move")
+
+    def __init__(self, owner: AlphaBeta, state, limits: Limits, stop: threading.Event | None,
+                 on_info: Callable[[SearchInfo], None] | None):
+        self.owner, self.config, self.state, self.limits = owner, owner.config, state, limits
+        self.on_info = on_info
+        self.stopper = Stopper(limits, stop, default_time=owner.config.default_time)
+        self.board: SearchBoard = owner.make_board(state)
+        # Optional board hook: terminal() minus the no-legal-move test; the tree scores an
+        # empty move list itself (in check: mated, else stalemate; quiescence skips stalemate).
+        self.terminal: Callable[[], int | None] = getattr(self.board, "rule_terminal", self.board.terminal)
+        self.tt, self.history = owner.tt, owner.history
+        self.max_ply = self.config.max_ply
+        self.lmr = self.config.lmr
+        # Optional board hooks: push_null() (pass; undone by pop()) and null_move_safe()
+        # (zugzwang is unlikely, e.g. chess: the side to move has a piece).
+        self.null_move = self.config.null_move and hasattr(self.board, "push_null")
+        self.killers: list[list[Move | None]] = [[None, None] for _ in range(self.max_ply + 2)]
+        history_keys = getattr(self.board, "history_keys", None)
+        self.path: set[Hashable] = set(history_keys() if history_keys is not None else ())
+        self.nodes = 0
+        self.seldepth = 0
+        self.node_limit = None if limits.infinite else limits.nodes
+        self.next_poll = 0
+
+    # -- limits -------------------------------------------------------------------
+    def _poll(self) -> None:
+        if self.stopper.should_stop(self.nodes):
+            raise _Stopped
+        step = self.nodes + self.config.poll_nodes
+        self.next_poll = step if self.node_limit is None else min(step, self.node_limit)
+
+    # -- the driver ---------------------------------------------------------------
+    def run(self) -> SearchResult:
+        legal = list(self.state.legal_moves())
+        if not legal:
+            return SearchResult(best_move=None, value=0.0)
+        root_moves = self._root_moves(legal)
+        limits, stopper = self.limits, self.stopper
+        max_depth = limits.depth if limits.depth is not None and not limits.infinite else self.config.max_depth
+        best_move: Move = root_moves[0]
+        info: SearchInfo | None = None
+        root_key = self.board.key()
+        self.path.add(root_key)
+        depth = 1
+        while depth <= max(1, min(max_depth, self.max_ply)) and stopper.may_start_iteration(depth, self.nodes):
+            try:
+                score, move = self._root(root_moves, depth)
+            except _Stopped:
+                break
+            best_move = move
+            root_moves.remove(move)
+            root_moves.insert(0, move)
+            self.tt.store(hash(root_key), depth, EXACT, score, move)
+            info = self._info(depth, score, move)
+            if self.on_info is not None:
+                self.on_info(info)
+            if abs(score) > MATE_BOUND and not limits.infinite and limits.depth is None \
+                    and depth > MATE_SCORE - abs(score) + 4:
+                break  # a forced result is settled; deeper iterations only burn the clock
+            depth += 1
+        if limits.infinite and not stopper.event.is_set():
+            stopper.event.wait()  # `go infinite`: the answer waits for stop
+        if info is None:  # stopped inside depth 1: the first ordered move, a static value
+            info = SearchInfo(depth=0, seldepth=self.seldepth, value=value_from_cp(self.board.evaluate()),
+                              nodes=self.nodes, time=stopper.elapsed(), pv=(best_move,))
+        else:  # the last completed depth's answer, with the whole search's effort
+            info = replace(info, nodes=self.nodes, time=stopper.elapsed(), hashfull=self.tt.hashfull())
+        ponder = info.pv[1] if len(info.pv) > 1 else None
+        return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
+
+    def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
+        """Root candidates in search order: searchmoves if given, else the board's moves."""
+        board = self.board
+        if self.limits.searchmoves:
+            wanted = set(self.limits.searchmoves)
+            chosen = [move for move in legal if move in wanted]
+            if chosen:
+                scores = dict(board.ordered_moves())
+                return sorted(chosen, key=lambda move: scores.get(move, 0), reverse=True)
+        scored = list(board.ordered_moves()) or [(move, 0) for move in legal]
+        entry = self.tt.probe(hash(board.key()))
+        tt_move = entry[4] if entry is not None else None
+        scored.sort(key=lambda ms: (ms[0] == tt_move, ms[1]), reverse=True)
+        return [move for move, _ in scored]
+
+    def _info(self, depth: int, score: int, move: Move) -> SearchInfo:
+        mate_plies = None
+        if abs(score) > MATE_BOUND:
+            mate_plies = MATE_SCORE - score if score > 0 else -(MATE_SCORE + score)
+            value = 1.0 if score > 0 else -1.0
+        else:
+            value = value_from_cp(score)
+        return SearchInfo(depth=depth, seldepth=max(depth, self.seldepth), value=value,
+                          nodes=self.nodes, time=self.stopper.elapsed(), pv=self._pv(move, depth),
+                          mate_plies=mate_plies, hashfull=self.tt.hashfull())
+
+    def _pv(self, move: Move, depth: int) -> tuple[Move, ...]:
+        """The root move, then TT moves while each is among the board's moves (so legal)."""
+        board, tt = self.board, self.tt
+        pv = [move]
+        board.push(move)
+        seen = {board.key()}
+        while len(pv) < depth + 8 and board.terminal() is None:
+            entry = tt.probe(hash(board.key()))
+            if entry is None or entry[4] is None or entry[4] not in [m for m, _ in board.ordered_moves()]:
+                break
+            pv.append(entry[4])
+            board.push(entry[4])
+            if board.key() in seen:
+                break
+            seen.add(board.key())
+        for _ in pv:
+            board.pop()
+        return tuple(pv)
+
+    # -- the tree -----------------------------------------------------------------
+    def _root(self, root_moves: list[Move], depth: int) -> tuple[int, Move]:
+        board, search = self.board, self._search
+        self.nodes += 1
+        alpha, beta = -INF, INF
+        best, best_move = -INF, root_moves[0]
+        path = self.path
+        for index, move in enumerate(root_moves):
+            board.push(move)
+            if board.key() in path:
+                score = 0  # back to a position of the game (quiescence would not see it)
+            elif index == 0:
+                score = -search(depth - 1, -beta, -alpha, 1)
+            else:
+                score = -search(depth - 1, -alpha - 1, -alpha, 1)
+                if score > alpha:
+                    score = -search(depth - 1, -beta, -alpha, 1)
+            board.pop()
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha = score
+        return best, best_move
+
+    def _search(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool = True) -> int:
+        if depth <= 0:
+            return self._qsearch(alpha, beta, ply)
+        board = self.board
+        self.nodes += 1
+        if self.nodes >= self.next_poll:
+            self._poll()
+        key = board.key()
+        if key in self.path:
+            return 0  # a repetition: the side that repeats could have, so it is a draw
+        result = self.terminal()
+        if result is not None:
+            return _terminal_score(result, ply)
+        if ply >= self.max_ply:
+            return board.evaluate()
+        mate = MATE_SCORE - ply  # mate-distance pruning: no line here beats a mate found nearer the root
+        if alpha < -mate:
+            alpha = -mate
+        if beta > mate - 1:
+            beta = mate - 1
+        if alpha >= beta:
+            return alpha
+
+        h = hash(key)
+        entry = self.tt.probe(h)
+        tt_move = None
+        if entry is not None:
+            tt_move = entry[4]
+            if entry[1] >= depth and beta - alpha == 1:
+                score = _from_tt(entry[3], ply)
+                flag = entry[2]
+                if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                    return score
+
+        in_check = board.in_check()
+        if in_check:
+            depth += 1
+        elif (null_ok and depth >= 3 and beta - alpha == 1 and self.null_move
+              and board.null_move_safe() and board.evaluate() >= beta):  # type: ignore[attr-defined]
+            # Passing still fails high: a real move would too (R = 2, no null twice in a row).
+            board.push_null()  # type: ignore[attr-defined]
+            score = -self._search(depth - 3, -beta, 1 - beta, ply + 1, False)
+            board.pop()
+            if score >= beta:
+                return beta if score > MATE_BOUND else score
+        moves = board.ordered_moves()
+        if not moves:
+            return ply - MATE_SCORE if in_check else 0
+        killers = self.killers[ply]
+        ordered = self._order(moves, tt_move, killers)
+
+        self.path.add(key)
+        search = self._search
+        alpha0 = alpha
+        best, best_move = -INF, None
+        reduce_ok = self.lmr and depth >= 3 and not in_check and beta - alpha == 1
+        for index, (move, order_key) in enumerate(ordered):
+            board.push(move)
+            if index == 0:
+                score = -search(depth - 1, -beta, -alpha, ply + 1)
+            else:
+                reduction = 0
+                if reduce_ok and index >= 3 and order_key < _KILLER_BONUS and not board.in_check():
+                    reduction = 1 if index < 8 else 2
+                score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1)
+                if score > alpha and (reduction or score < beta):
+                    score = -search(depth - 1, -beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best, best_move = score, move
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        if board.is_quiet(move):
+                            if killers[0] != move:
+                                killers[1] = killers[0]
+                                killers[0] = move
+                            history = self.history
+                            history[move] = min(_HISTORY_CAP, history.get(move, 0) + depth * depth)
+                        break
+        self.path.discard(key)
+        flag = LOWER if best >= beta else (EXACT if best > alpha0 else UPPER)
+        self.tt.store(h, depth, flag, _to_tt(best, ply), best_move)
+        return best
+
+    def _order(self, moves: Sequence[tuple[Move, int]], tt_move: Move | None,
+               killers: list[Move | None]) -> list[tuple[Move, int]]:
+        """(move, key) best first: TT move, noisy moves, killers, history + the board's order.
+
+        The TT and killer bonuses ride on the history table for the time of one lookup
+        per move: a chess.Move compares in Python, so three comparisons per move would
+        cost more than the hash the history lookup pays anyway.
+        """
+        history = self.history
+        bonuses: dict[Move, int] = {}
+        for bonus, move in ((_KILLER_BONUS, killers[1]), (_KILLER_BONUS + 1, killers[0]), (_TT_BONUS, tt_move)):
+            if move is not None:
+                bonuses[move] = bonus
+        saved = [(move, history.get(move)) for move in bonuses]
+        for move, bonus in bonuses.items():
+            history[move] = history.get(move, 0) + bonus
+        history_get = history.get
+        keyed = [(move, score + history_get(move, 0)) for move, score in moves]
+        for move, old in saved:
+            if old is None:
+                del history[move]
+            else:
+                history[move] = old
+        keyed.sort(key=_SECOND, reverse=True)
+        return keyed
+
+    def _qsearch(self, alpha: int, beta: int, ply: int) -> int:
+        board = self.board
+        self.nodes += 1
+        if self.nodes >= self.next_poll:
+            self._poll()
+        if ply > self.seldepth:
+            self.seldepth = ply
+        result = self.terminal()
+        if result is not None:
+            return _terminal_score(result, ply)
+        if ply >= self.max_ply:
+            return board.evaluate()
+        if board.in_check():
+            best = -INF  # no stand-pat: every evasion is searched
+            moves = list(board.ordered_moves())
+            if not moves:
+                return ply - MATE_SCORE
+        else:
+            best = board.evaluate()
+            if best >= beta:
+                return best
+            if best > alpha:
+                alpha = best
+            moves = list(board.noisy_moves())
+            if not moves:
+                return best
+        moves.sort(key=_SECOND, reverse=True)
+        qsearch = self._qsearch
+        for move, _ in moves:
+            board.push(move)
+            score = -qsearch(-beta, -alpha, ply + 1)
+            board.pop()
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best
+
+
+def build(game, options) -> AlphaBeta:
+    """The alpha-beta player for `game` (chess or gomoku), TT sized from options.hash_mb."""
+    config = AlphaBetaConfig(hash_mb=options.hash_mb)
+    if game.name == "chess":
+        from engine.search.ab_chess import ChessSearchBoard
+        return AlphaBeta(ChessSearchBoard.from_state, config)
+    if game.name == "gomoku":
+        from engine.search.ab_gomoku import GomokuSearchBoard
+        return AlphaBeta(GomokuSearchBoard.from_state, config)
+    raise ValueError(f"alphabeta does not play {game.name!r}")

@@ -1,0 +1,150 @@
+"""Chess rules through our ChessGame/ChessState API: special moves, game ends, FEN, keys, errors."""
+from __future__ import annotations
+
+import chess
+import pytest
+
+from engine.games import GameSetupError, IllegalMoveError, get_game
+
+GAME = get_game("chess")
+
+
+def _uci(state) -> set[str]:
+    return {move.uci() for move in state.legal_moves()}
+
+
+def _play(state, *moves: str):
+    for text in moves:
+        state = state.play(GAME.parse_move(state, text))
+    return state
+
+
+def test_castling_both_sides_is_legal_and_moves_the_rook():
+    state = GAME.state_from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    assert {"e1g1", "e1c1"} <= _uci(state)
+    after = _play(state, "e1g1")
+    assert after.board.piece_at(chess.F1) == chess.Piece(chess.ROOK, chess.WHITE)
+    assert "e8c8" in _uci(after) and "e8g8" not in _uci(after)  # f8 is attacked by the rook
+    assert GAME.format_move(after, GAME.parse_move(after, "e8c8")) == "e8c8"
+
+
+def test_no_castling_through_check_or_after_the_king_moved():
+    through_check = GAME.state_from_fen("r3k2r/8/8/8/8/8/5r2/R3K2R w KQkq - 0 1")
+    assert "e1g1" not in _uci(through_check) and "e1c1" in _uci(through_check)  # f1 attacked
+    in_check = GAME.state_from_fen("r3k2r/8/8/4r3/8/8/8/R3K2R w KQkq - 0 1")
+    assert "e1g1" not in _uci(in_check) and "e1c1" not in _uci(in_check)
+    state = _play(GAME.state_from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1"), "e1f1", "a8b8", "f1e1", "b8a8")
+    assert "e1g1" not in _uci(state)
+
+
+def test_en_passant_capture_removes_the_passed_pawn():
+    state = _play(GAME.initial_state(), "e2e4", "a7a6", "e4e5", "d7d5")
+    assert "e5d6" in _uci(state)
+    after = _play(state, "e5d6")
+    assert after.board.piece_at(chess.D5) is None and after.board.piece_at(chess.D6) is not None
+    later = _play(state, "a2a3", "a6a5")  # the right expires after one move
+    assert "e5d6" not in _uci(later)
+
+
+def test_under_promotions_are_legal_moves():
+    state = GAME.state_from_fen("8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    assert {"a7a8q", "a7a8r", "a7a8b", "a7a8n"} <= _uci(state)
+    knight = _play(state, "a7a8n")
+    assert knight.board.piece_at(chess.A8) == chess.Piece(chess.KNIGHT, chess.WHITE)
+
+
+def test_checkmate_is_a_win_for_the_mating_side():
+    state = _play(GAME.initial_state(), "f2f3", "e7e5", "g2g4", "d8h4")
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winner == 1 and outcome.reason == "checkmate"
+    assert outcome.value_for(0) == -1.0 and not state.legal_moves()
+
+
+def test_stalemate_is_a_draw():
+    outcome = GAME.state_from_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").outcome()
+    assert outcome is not None and outcome.winner is None and outcome.reason == "stalemate"
+
+
+def test_threefold_repetition_is_a_draw():
+    shuffle = ("g1f3", "g8f6", "f3g1", "f6g8")
+    state = _play(GAME.initial_state(), *shuffle)
+    assert state.outcome() is None  # twice is not enough
+    state = _play(state, *shuffle)
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winner is None and outcome.reason == "threefold repetition"
+
+
+def test_fifty_move_rule_is_a_draw():
+    state = GAME.state_from_fen("8/8/4k3/8/8/4K3/8/R7 w - - 99 80")
+    assert state.outcome() is None
+    outcome = _play(state, "a1a2").outcome()
+    assert outcome is not None and outcome.reason == "fifty-move rule"
+    assert _play(state, "a1a6").outcome() is not None and "checkmate" != _play(state, "a1a6").outcome().reason
+
+
+def test_checkmate_takes_precedence_over_the_fifty_move_rule():
+    outcome = _play(GAME.state_from_fen("7k/8/6K1/8/8/8/8/R7 w - - 99 80"), "a1a8").outcome()
+    assert outcome is not None and outcome.reason == "checkmate" and outcome.winner == 0
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/4k3/8/8/4K3/8/8 w - - 0 1",       # K v K
+    "8/8/4k3/8/8/4KB2/8/8 w - - 0 1",      # K+B v K
+    "8/8/4k3/8/8/4KN2/8/8 b - - 0 1",      # K+N v K
+])
+def test_insufficient_material_is_a_draw(fen):
+    outcome = GAME.state_from_fen(fen).outcome()
+    assert outcome is not None and outcome.winner is None and outcome.reason == "insufficient material"
+
+
+def test_rook_is_sufficient_material():
+    assert GAME.state_from_fen("8/8/4k3/8/8/4KR2/8/8 w - - 0 1").outcome() is None
+
+
+def test_fen_round_trip_and_startpos():
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    assert GAME.state_from_fen(fen).fen() == fen
+    start = GAME.state_from_fen("startpos", ["e2e4", "e7e5"])
+    assert start.fen() == "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    assert start.ply == 2 and start.to_play == 0
+
+
+def test_transposed_move_orders_share_a_key_and_other_positions_do_not():
+    a = _play(GAME.initial_state(), "g1f3", "g8f6", "b1c3")
+    b = _play(GAME.initial_state(), "b1c3", "g8f6", "g1f3")
+    assert a.key() == b.key()
+    assert a.key() != _play(GAME.initial_state(), "b1c3", "b8c6", "g1f3").key()
+    # same pieces, other side to move, or other castling rights: different keys
+    assert GAME.state_from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").key() != \
+        GAME.state_from_fen("4k3/8/8/8/8/8/8/4K2R b K - 0 1").key()
+    assert GAME.state_from_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1").key() != \
+        GAME.state_from_fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1").key()
+
+
+@pytest.mark.parametrize("fen", [
+    "not a fen",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",   # bad side to move
+    "8/8/8/8/8/8/8/8 w - - 0 1",                                  # no kings
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN w KQkq - 0 1",    # short rank
+])
+def test_bad_fen_raises_game_setup_error(fen):
+    with pytest.raises(GameSetupError):
+        GAME.state_from_fen(fen)
+
+
+@pytest.mark.parametrize("text", ["e2e5", "e1g1", "zz", "", "e7e8q", "e2"])
+def test_illegal_or_malformed_move_raises_illegal_move_error(text):
+    with pytest.raises(IllegalMoveError):
+        GAME.parse_move(GAME.initial_state(), text)
+
+
+def test_illegal_move_in_a_position_command_raises_illegal_move_error():
+    with pytest.raises(IllegalMoveError):
+        GAME.state_from_fen("startpos", ["e2e4", "e2e4"])
+
+
+def test_legal_moves_are_deterministic_and_formatting_is_lower_case_uci():
+    state = GAME.state_from_fen("8/P6k/8/8/8/8/8/K7 w - - 0 1")
+    assert [m.uci() for m in state.legal_moves()] == [m.uci() for m in
+                                                       GAME.state_from_fen(state.fen()).legal_moves()]
+    assert GAME.format_move(state, chess.Move.from_uci("a7a8q")) == "a7a8q"
