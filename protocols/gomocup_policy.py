@@ -14,7 +14,7 @@ __all__ = ["move_budget", "moves_to_go", "rule_from_bits", "format_message", "fa
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
-MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 100.0, 300.0, 0.12  # pipe lag + stop latency
+MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
 
 
 class ProtocolError(ValueError):
