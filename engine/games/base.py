@@ -6,7 +6,7 @@ deterministic order, and index j means "move j" everywhere (priors, visit counts
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Protocol, Sequence, runtime_checkable
+from typing import Any, Hashable, Protocol, Sequence, runtime_checkable
 
 from engine.types import Move
 
@@ -36,18 +36,23 @@ class Outcome:
 
 @runtime_checkable
 class State(Protocol):
-    to_play: int  # 0 = first player (White / black stones), 1 = second
-    ply: int      # half-moves played since the initial position of this game
+    @property
+    def to_play(self) -> int: ...  # 0 = first player (White / black stones), 1 = second
+    @property
+    def ply(self) -> int: ...      # half-moves played since the game's initial position
 
     def legal_moves(self) -> Sequence[Move]: ...
-    def play(self, move: Move) -> "State": ...
+    def play(self, move: Move) -> Any: ...          # a new State of the same game
     def outcome(self) -> Outcome | None: ...
     def key(self) -> Hashable: ...
 
 
 class Game(Protocol):
-    name: str  # "chess" | "gomoku"
+    """Rules of one game (and board size/rule for gomoku).  States are typed Any here so each
+    game can name its own State class; they satisfy the State protocol."""
+    @property
+    def name(self) -> str: ...  # "chess" | "gomoku"
 
-    def initial_state(self) -> State: ...
-    def parse_move(self, state: State, text: str) -> Move: ...   # raises IllegalMoveError
-    def format_move(self, state: State, move: Move) -> str: ...
+    def initial_state(self) -> Any: ...
+    def parse_move(self, state: Any, text: str) -> Move: ...   # raises IllegalMoveError
+    def format_move(self, state: Any, move: Move) -> str: ...

@@ -442,6 +442,6 @@ def build(game, options) -> AlphaBeta:
         from engine.search.ab_chess import ChessSearchBoard
         return AlphaBeta(ChessSearchBoard.from_state, config)
     if game.name == "gomoku":
-        from engine.search.ab_gomoku import GomokuSearchBoard
-        return AlphaBeta(GomokuSearchBoard.from_state, config)
+        from engine.search.ab_gomoku import board_maker
+        return AlphaBeta(board_maker(game), config)  # one pattern cache per player, kept across moves
     raise ValueError(f"alphabeta does not play {game.name!r}")

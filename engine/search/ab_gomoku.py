@@ -1,0 +1,274 @@
+"""Gomoku side of the alpha-beta SearchBoard contract (engine/search/ab_board.py).
+
+A private, mutable board: a flat bytearray (cell = y * width + x, as GomokuState),
+each board line read as one `bytes` slice and looked up in a PatternTable cache, so a
+push re-reads only the four lines through the changed cell and adjusts running sums.
+Candidates are empty cells within two of a stone (kept in a set by neighbour counts).
+
+Forcing, in ordered_moves (the same order as a player would think):
+  1. the side to move can complete five -> only that move;
+  2. the opponent has a four            -> only the cell(s) that block it;
+  3. the opponent has an open three     -> own four-making moves and the cells that
+     defend the three (any other move lets an open four through);
+  4. otherwise candidates ranked by attack + defence value, best `max_candidates`.
+"""
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Callable, Hashable, Iterable, Sequence
+
+from engine.games.gomoku import GomokuState, zobrist_code
+from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
+from engine.search.gomoku_patterns import (
+    BALANCE, DEFENCES, FIVES, FOUR, FOUR_MAKERS, MADE_FIVE, OPEN_THREES, ORDER, PATTERN_SCORES, THREE,
+    LineInfo, PatternTable)
+from engine.types import Move
+
+__all__ = ["GomokuSearchBoard", "board_maker", "DEFAULT_MAX_CANDIDATES", "WIN_SOON"]
+
+DEFAULT_MAX_CANDIDATES = 16
+WIN_SOON = 50_000      # static score of a won-by-force position (below MATE_BOUND)
+TEMPO = 30             # the side to move gets to play first
+SPENT_FOUR = PATTERN_SCORES[FOUR] - PATTERN_SCORES[THREE]  # a four about to be blocked
+_FORCED = 1_000_000    # ordering score of a forced move
+_SECOND = itemgetter(1)
+
+
+def _lines(width: int, height: int) -> list[list[int]]:
+    """Every row, column and diagonal as cell lists (diagonals shorter than five too, so
+    every cell lies on exactly four lines; their patterns are simply empty)."""
+    lines: list[list[int]] = []
+    for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)):  # all index steps positive
+        for y in range(height):
+            for x in range(width):
+                px, py = x - dx, y - dy
+                if 0 <= px < width and 0 <= py < height:
+                    continue  # not the start of a line
+                cells = []
+                cx, cy = x, y
+                while 0 <= cx < width and 0 <= cy < height:
+                    cells.append(cy * width + cx)
+                    cx, cy = cx + dx, cy + dy
+                lines.append(cells)
+    return lines
+
+
+class GomokuSearchBoard:
+    """Mutable gomoku position for one search; scores from the side to move.
+
+    `patterns` carries the pattern caches; pass the same PatternTable to every board
+    of one player (see `board_maker`) so the caches outlive a single search.
+    """
+
+    def __init__(self, width: int, height: int, rule: str, *, patterns: PatternTable | None = None,
+                 max_candidates: int = DEFAULT_MAX_CANDIDATES):
+        if patterns is not None and patterns.rule != rule:
+            raise ValueError(f"pattern table for {patterns.rule!r} used with rule {rule!r}")
+        self.width, self.height, self.rule = width, height, rule
+        self.patterns = patterns if patterns is not None else PatternTable(rule)
+        self.max_candidates = max_candidates
+        n = width * height
+        self.cells = bytearray(n)
+        lines = _lines(width, height)
+        # line id -> slice of self.cells and -> its cells; cell -> (line, offset) x 4, flat
+        self._slices = [(cells[0], cells[-1] + 1, cells[1] - cells[0] if len(cells) > 1 else 1)
+                        for cells in lines]
+        self._line_cells = lines
+        on_lines: list[list[int]] = [[] for _ in range(n)]
+        for lid, cells in enumerate(lines):
+            for off, cell in enumerate(cells):
+                on_lines[cell] += (lid, off)
+        self._cell_lines = [tuple(pairs) for pairs in on_lines]
+        self._line_ids = [tuple(pairs[0::2]) for pairs in on_lines]
+        self._neighbours = [tuple(
+            (y + k * dy) * width + x + k * dx
+            for dx, dy in ((1, 0), (0, 1), (1, 1), (-1, 1)) for k in (-2, -1, 1, 2)
+            if 0 <= x + k * dx < width and 0 <= y + k * dy < height)
+            for y in range(height) for x in range(width)]
+        self._zobrist = (tuple(zobrist_code(1, i % width, i // width) for i in range(n)),
+                         tuple(zobrist_code(2, i % width, i // width) for i in range(n)))
+        self._near = [0] * n
+        self.candidates: set[int] = set()
+        self._infos: list[LineInfo] = [self.patterns.line(bytes(len(c))) for c in lines]
+        self._orders = ([info[ORDER] for info in self._infos], [info[ORDER + 1] for info in self._infos])
+        self._balance = 0       # pattern score of the first player minus the second's
+        self._fours = [0, 0]    # lines where the colour has a cell completing five
+        self._threes = [0, 0]   # open threes of the colour
+        self._key = 0
+        self.ply = 0
+        self._history: list[tuple[int, list[LineInfo], tuple[int, int, int, int, int]]] = []
+        self._winner: int | None = None  # colour that has five (the last mover, in search)
+
+    @classmethod
+    def from_state(cls, state: GomokuState, *, patterns: PatternTable | None = None,
+                   max_candidates: int = DEFAULT_MAX_CANDIDATES) -> "GomokuSearchBoard":
+        """A board holding `state`'s stones; its key() equals state.key()."""
+        game = state.game
+        board = cls(game.width, game.height, game.rule, patterns=patterns,
+                    max_candidates=max_candidates)
+        for cell, stone in enumerate(state.cells):
+            if stone:
+                board._place(cell, stone)
+        board.ply = state.ply
+        board._history.clear()
+        outcome = state.outcome()
+        board._winner = None if outcome is None else outcome.winner
+        return board
+
+    # -- SearchBoard ------------------------------------------------------------------------
+    @property
+    def to_play(self) -> int:
+        return self.ply & 1
+
+    def push(self, move: Move) -> None:
+        self._place(move, (self.ply & 1) + 1)
+        self.ply += 1
+
+    def pop(self) -> None:
+        move, old_infos, (self._balance, f0, f1, t0, t1) = self._history.pop()
+        self._fours = [f0, f1]
+        self._threes = [t0, t1]
+        stone = self.cells[move]
+        self.cells[move] = 0
+        self.ply -= 1
+        self._key ^= self._zobrist[stone - 1][move]
+        infos, (orders0, orders1) = self._infos, self._orders
+        for lid, info in zip(self._line_ids[move], old_infos):
+            infos[lid] = info
+            orders0[lid] = info[ORDER]
+            orders1[lid] = info[ORDER + 1]
+        self._winner = None
+        near, cands = self._near, self.candidates
+        for cell in self._neighbours[move]:
+            near[cell] -= 1
+            if not near[cell]:
+                cands.discard(cell)
+        if near[move]:
+            cands.add(move)
+
+    def key(self) -> Hashable:
+        return self._key
+
+    def terminal(self) -> int | None:
+        if self._winner is not None:
+            return TERMINAL_WIN if self._winner == self.ply & 1 else TERMINAL_LOSS
+        if self.ply >= len(self.cells):
+            return TERMINAL_DRAW
+        return None
+
+    def evaluate(self) -> int:
+        me = self.ply & 1
+        you = 1 - me
+        if self._fours[me]:
+            return WIN_SOON                       # five next move
+        if self._fours[you] and len(self._five_cells(you)) >= 2:
+            return -WIN_SOON                      # two fives to stop, none of ours
+        if self._threes[me] and not self._fours[you]:
+            return WIN_SOON // 2                  # open four next, nothing forcing back
+        score = (self._balance if me == 0 else -self._balance) + TEMPO
+        if self._fours[you]:
+            # Their (single) four is blocked next move: count it as spent, not as 1000 for them,
+            # or the horizon rewards throwing fours away.
+            score += self._fours[you] * SPENT_FOUR
+        return score
+
+    def ordered_moves(self) -> Sequence[tuple[Move, int]]:
+        me = self.ply & 1
+        you = 1 - me
+        if self._winner is not None or self.ply >= len(self.cells):
+            return []
+        if self._fours[me]:
+            return [(min(self._five_cells(me)), _FORCED)]
+        if self._fours[you]:
+            return [(cell, _FORCED) for cell in sorted(self._five_cells(you))]
+        if not self.candidates:
+            if self.ply:  # no stone near an empty cell cannot happen with stones; be safe
+                return [(cell, 0) for cell in range(len(self.cells)) if not self.cells[cell]]
+            return [((self.height // 2) * self.width + self.width // 2, 0)]
+        if self._threes[you]:
+            moves = self._cells_of(FOUR_MAKERS + me) | self._cells_of(DEFENCES + you)
+            return sorted(self._scored(sorted(moves)), key=_SECOND, reverse=True)
+        # sorted cells first: ties break the same way however the position was reached
+        scored = sorted(self._scored(sorted(self.candidates)), key=_SECOND, reverse=True)
+        return scored[:self.max_candidates]
+
+    def noisy_moves(self) -> Sequence[tuple[Move, int]]:
+        return []
+
+    def is_quiet(self, move: Move) -> bool:
+        return True
+
+    def in_check(self) -> bool:
+        return False
+
+    # -- helpers ----------------------------------------------------------------------------
+    def _place(self, move: int, stone: int) -> None:
+        cells = self.cells
+        if not 0 <= move < len(cells) or cells[move]:
+            raise ValueError(f"cell {move} is off the board or occupied")
+        cells[move] = stone
+        self._key ^= self._zobrist[stone - 1][move]
+        balance, (f0, f1), (t0, t1) = self._balance, self._fours, self._threes
+        self._history.append((move, [self._infos[lid] for lid in self._line_ids[move]],
+                              (balance, f0, f1, t0, t1)))
+        line, slices, infos, (orders0, orders1) = self.patterns.line, self._slices, self._infos, self._orders
+        made = MADE_FIVE + stone - 1
+        for lid in self._line_ids[move]:
+            start, stop, step = slices[lid]
+            info = line(bytes(cells[start:stop:step]))
+            old = infos[lid]
+            infos[lid] = info
+            orders0[lid] = info[ORDER]
+            orders1[lid] = info[ORDER + 1]
+            balance += info[BALANCE] - old[BALANCE]
+            f0 += (not old[FIVES]) - (not info[FIVES])
+            f1 += (not old[FIVES + 1]) - (not info[FIVES + 1])
+            t0 += info[OPEN_THREES] - old[OPEN_THREES]
+            t1 += info[OPEN_THREES + 1] - old[OPEN_THREES + 1]
+            if info[made]:
+                self._winner = stone - 1
+        self._balance = balance
+        self._fours = [f0, f1]
+        self._threes = [t0, t1]
+        near, cands = self._near, self.candidates
+        cands.discard(move)
+        for cell in self._neighbours[move]:
+            near[cell] += 1
+            if not cells[cell]:
+                cands.add(cell)
+
+    def _scored(self, moves: Iterable[int]) -> list[tuple[int, int]]:
+        """(cell, ordering value) summed over the cell's four lines for the side to move."""
+        order, cell_lines = self._orders[self.ply & 1], self._cell_lines
+        return [(cell, order[a][i] + order[b][j] + order[c][k] + order[d][m])
+                for cell in moves for a, i, b, j, c, k, d, m in (cell_lines[cell],)]
+
+    def _cells_of(self, field: int) -> set[int]:
+        """Board cells listed (as line offsets) in LineInfo `field` over all lines."""
+        out: set[int] = set()
+        line_cells = self._line_cells
+        for lid, info in enumerate(self._infos):
+            offsets = info[field]
+            if offsets:
+                cells = line_cells[lid]
+                out.update(cells[off] for off in offsets)
+        return out
+
+    def _five_cells(self, colour: int) -> set[int]:
+        return self._cells_of(FIVES + colour)
+
+    def __repr__(self) -> str:
+        rows = ["".join(".XO"[self.cells[y * self.width + x]] for x in range(self.width))
+                for y in range(self.height)]
+        return "GomokuSearchBoard(\n" + "\n".join(rows) + "\n)"
+
+
+def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES
+                ) -> Callable[[GomokuState], GomokuSearchBoard]:
+    """`state -> board` for one player: every board shares one PatternTable, so the
+    pattern caches (a third of a short search when cold) survive from move to move."""
+    patterns = PatternTable(game.rule)
+
+    def make(state: GomokuState) -> GomokuSearchBoard:
+        return GomokuSearchBoard.from_state(state, patterns=patterns, max_candidates=max_candidates)
+    return make
