@@ -40,7 +40,7 @@ class Opening:
 
 
 def _epd_openings(text: str, source: str) -> list[Opening]:
-    out = []
+    out: list[Opening] = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith(("#", ";")):
@@ -57,7 +57,7 @@ def _epd_openings(text: str, source: str) -> list[Opening]:
 
 
 def _pgn_openings(path: str) -> list[Opening]:
-    out = []
+    out: list[Opening] = []
     with open(path, encoding="utf-8", errors="replace") as handle:
         while True:
             game = chess.pgn.read_game(handle)
@@ -106,7 +106,7 @@ def load_gomoku_openings(path: str, boards: Sequence[int], rule: str = "freestyl
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise OpeningError(f"cannot read {path!r}: {exc.strerror}") from None
-    out = []
+    out: list[Opening] = []
     for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith(("#", ";")):

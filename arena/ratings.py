@@ -174,7 +174,7 @@ def compute_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
             met = games > 0
             points = points + 0.5 * met
             games = games + 1.0 * met
-            connected = (games > 0).any(axis=1)
+            connected = np.any(games > 0, axis=1)
             for i in range(n):  # tie isolated players (and groups) to the anchor
                 if i != a and (not connected[i] or not _reaches(games, i, a)):
                     points[i, a] += 0.5; points[a, i] += 0.5
@@ -199,7 +199,8 @@ def compute_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
     total = len(results)
     return Ratings(players=table, anchor=anchor, prior=prior, games=total,
                    first_player_score=first_points / total if total else None,
-                   crosstable={a_: {b: tuple(v) for b, v in row.items()} for a_, row in cross.items()})
+                   crosstable={a_: {b: (w_, l_, d_) for b, (w_, l_, d_) in row.items()}
+                               for a_, row in cross.items()})
 
 
 def _reaches(games: np.ndarray, start: int, goal: int) -> bool:

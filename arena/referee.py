@@ -9,7 +9,7 @@ with the reason recorded; the faulty process is killed so the next game restarts
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 import chess.engine
@@ -19,7 +19,10 @@ from arena.config import Adjudication
 from arena.engines import EngineFault, EnginePool, GomocupPlayer, UciPlayer
 from arena.openings import gomoku_moves
 from arena.records import GameJob, GameRecord
-from engine.games import IllegalMoveError, get_game
+from engine.games import Game, IllegalMoveError, State, get_game
+
+if TYPE_CHECKING:
+    from engine.games.gomoku import GomokuGame
 
 __all__ = ["play_game", "Adjudicator"]
 
@@ -69,9 +72,11 @@ def play_game(job: GameJob, pool: EnginePool | None = None) -> GameRecord:
 def _play(job: GameJob, pool: EnginePool) -> GameRecord:
     started, t0 = time.time(), time.monotonic()
     specs = (job.first, job.second)
+    gomoku: GomokuGame | None = None      # set for gomoku games (board coordinates)
     if job.game == "chess":
-        game = get_game("chess")
-        state = game.state_from_fen(job.opening.fen or "startpos", job.opening.moves)
+        chess_game = get_game("chess")
+        game: Game = chess_game
+        state: State = chess_game.state_from_fen(job.opening.fen or "startpos", job.opening.moves)
         board = chess.Board(job.opening.fen or chess.STARTING_FEN)
         for text in job.opening.moves:
             board.push_uci(text)
@@ -79,11 +84,11 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
         start_fen: str | None = job.opening.fen
     else:
         assert job.board is not None
-        game = get_game("gomoku", width=job.board, height=job.board, rule=job.rule)
+        game = gomoku = get_game("gomoku", width=job.board, height=job.board, rule=job.rule)
         opening = gomoku_moves(job.opening, job.board, job.board, job.rule)
-        state = game.state_from_moves(opening)
+        state = gomoku.state_from_moves(opening)
         board = None
-        moves = [game.format_move(None, m) for m in opening]
+        moves = [gomoku.format_move(None, m) for m in opening]
         start_fen = None
     opening_plies = len(moves)
     clocks = [Clock(spec.limits(job.limits)) for spec in specs]
@@ -129,8 +134,8 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
                 move, info = player.move(board, _uci_limit(clocks, side, board), deadline)
                 text = move.uci() if move else "0000"
             else:
-                assert isinstance(player, GomocupPlayer)
-                text, info = player.move([game.coords(m) for m in _gomoku_history(moves, game)],
+                assert isinstance(player, GomocupPlayer) and gomoku is not None
+                text, info = player.move([gomoku.coords(m) for m in _gomoku_history(moves, gomoku)],
                                          clock, deadline)
         except EngineFault as fault:
             times.append(time.monotonic() - begin)
@@ -156,7 +161,7 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
                 return record(verdict[0] if verdict[0] is not None else 0.5, verdict[1])
 
 
-def _gomoku_history(moves: list[str], game: Any) -> list[int]:
+def _gomoku_history(moves: list[str], game: GomokuGame) -> list[int]:
     return [game.index(*map(int, m.split(","))) for m in moves]
 
 

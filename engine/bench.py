@@ -12,6 +12,7 @@ from typing import Callable
 
 from engine.factory import PlayerOptions, make_searcher, resolve_player
 from engine.games import State, get_game
+from engine.search.limits import Searcher
 from engine.types import Limits
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "CHESS_FENS", "GOMOKU_OPENINGS"]
@@ -52,13 +53,13 @@ def bench_positions(game_name: str) -> list[tuple[str, State]]:
     """The bench's fixed positions for `game_name`, as (label, state) pairs."""
     if game_name == "chess":
         chess_game = get_game("chess")
-        return [(f"{label}: {fen}", chess_game.state_from_fen(fen)) for label, fen in CHESS_FENS]  # type: ignore[attr-defined]
+        return [(f"{label}: {fen}", chess_game.state_from_fen(fen)) for label, fen in CHESS_FENS]
     if game_name == "gomoku":
-        positions = []
+        positions: list[tuple[str, State]] = []
         for label, size, stones in GOMOKU_OPENINGS:
             game = get_game("gomoku", width=size, height=size)
             moves = [_gomoku_move(size, stone) for stone in stones.split()]
-            positions.append((f"{label}: {stones}", game.state_from_moves(moves)))  # type: ignore[attr-defined]
+            positions.append((f"{label}: {stones}", game.state_from_moves(moves)))
         return positions
     raise ValueError(f"no bench positions for {game_name!r}")
 
@@ -78,8 +79,8 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
     """
     if options.player == "mcts":
         from engine.bench_mcts import run_mcts_bench
-        positions = {name: bench_positions(name) for name in games}
-        return run_mcts_bench(games, options, limits, echo, positions=positions)  # type: ignore[no-any-return]
+        by_game = {name: bench_positions(name) for name in games}
+        return run_mcts_bench(games, options, limits, echo, positions=by_game)
 
     total_nodes, total_time = 0, 0.0
     for game_name in games:
@@ -87,15 +88,15 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
         game_limits = limits if limits is not None else default_limits(game_name, resolved)
         positions = bench_positions(game_name)
         echo(f"# {game_name}: {len(positions)} positions, player {resolved.player}, {_describe(game_limits)}")
-        searchers: dict[object, object] = {}
+        searchers: dict[object, Searcher] = {}
         for index, (label, state) in enumerate(positions, 1):
             game = getattr(state, "game", None) or get_game(game_name)
             searcher = searchers.get(game)
             if searcher is None:
                 searcher = searchers[game] = make_searcher(game, resolved)
-            searcher.new_game()  # type: ignore[attr-defined]
+            searcher.new_game()
             start = time.perf_counter()
-            result = searcher.search(state, game_limits)  # type: ignore[attr-defined]
+            result = searcher.search(state, game_limits)
             elapsed = time.perf_counter() - start
             info = result.info
             nodes = info.nodes if info is not None else 0

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Move = Any  # chess.Move for chess, int cell index (y * width + x) for gomoku
 
@@ -93,8 +96,9 @@ class SearchResult:
 @dataclass(frozen=True)
 class Evaluation:
     """Network or heuristic output for one state: priors over state.legal_moves() (same
-    order, summing to 1) and a value in [-1, 1] for the side to move."""
-    priors: Sequence[float]
+    order, summing to 1) and a value in [-1, 1] for the side to move.  priors: [num_legal]
+    (a float array or sequence)."""
+    priors: Sequence[float] | np.ndarray
     value: float
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -254,17 +254,18 @@ class GomocupBrain:
         limits = move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
                              len(self._stones))
         engine = self._engine_for(state.game)   # may load a network: its time counts
-        assert limits.time is not None
+        hard = limits.time
+        assert hard is not None                 # move_budget always sets a hard time
         spent = time.monotonic() - started
         if spent > 0.01:
-            hard = max(limits.time - spent, min(limits.time, INSTANT_S))
+            hard = max(hard - spent, min(hard, INSTANT_S))
             soft = None if limits.soft_time is None else min(limits.soft_time, hard)
             limits = replace(limits, time=hard, soft_time=soft)
         if self.options.nodes is not None:
             limits = replace(limits, nodes=self.options.nodes)
         notes, self._notes = self._notes, []
         request = _MoveRequest(state, limits, notes, started)
-        request.timer = threading.Timer(limits.time + WATCHDOG_GRACE_S, self._overrun, args=(request,))
+        request.timer = threading.Timer(hard + WATCHDOG_GRACE_S, self._overrun, args=(request,))
         request.timer.daemon = True
         request.timer.start()
         self._pending = request

@@ -31,7 +31,6 @@ __all__ = ["GomocupClient", "GomocupClientError", "GomocupTimeout", "GomocupErro
            "parse_move", "parse_about"]
 
 DEFAULT_TIMEOUT = 10.0   # seconds, for non-move requests (a brain may import a network at START)
-_EOF = object()
 _ABOUT_PAIR = re.compile(r'\s*([A-Za-z_][\w-]*)\s*=\s*"([^"]*)"\s*,?')
 
 
@@ -83,7 +82,7 @@ class GomocupClient:
         self.messages: list[str] = []       # MESSAGE/DEBUG lines, in order, prefix included
         self.stderr_lines: list[str] = []
         self.last_move_time: float | None = None   # seconds from request sent to answer read
-        self._lines: queue.Queue[object] = queue.Queue()
+        self._lines: queue.Queue[tuple[float, str] | None] = queue.Queue()   # None: end of output
         try:
             self.process = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -111,7 +110,7 @@ class GomocupClient:
         except (OSError, ValueError):
             pass
         finally:
-            self._lines.put(_EOF)
+            self._lines.put(None)
 
     def _collect_stderr(self, stream: IO[str]) -> None:
         try:
@@ -154,10 +153,10 @@ class GomocupClient:
                 item = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise GomocupTimeout(f"no answer within {timeout:.3f} s") from None
-            if item is _EOF:
-                self._lines.put(_EOF)   # every later read sees the crash too
+            if item is None:
+                self._lines.put(None)   # every later read sees the crash too
                 raise GomocupCrashed(self._crash_text("closed its output"))
-            stamp, line = item  # type: ignore[misc]
+            stamp, line = item
             if line.startswith(("MESSAGE", "DEBUG")):
                 self.messages.append(line)
                 continue
@@ -178,16 +177,16 @@ class GomocupClient:
 
     def drain(self) -> list[str]:
         """Discard answers that arrived late (after a timeout); returns them."""
-        late = []
+        late: list[str] = []
         while True:
             try:
                 item = self._lines.get_nowait()
             except queue.Empty:
                 return late
-            if item is _EOF:
-                self._lines.put(_EOF)
+            if item is None:
+                self._lines.put(None)
                 return late
-            late.append(item[1])  # type: ignore[index]
+            late.append(item[1])
 
     def _expect_ok(self, line: str, timeout: float) -> None:
         answer = self.request(line, timeout=timeout)

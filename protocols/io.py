@@ -12,14 +12,12 @@ from typing import Iterator, TextIO
 
 __all__ = ["LineReader", "LineWriter"]
 
-_EOF = object()
-
 
 class LineReader:
     """Reads `stream` on a daemon thread; iterate to get stripped, non-empty lines until EOF."""
 
     def __init__(self, stream: TextIO):
-        self._queue: queue.Queue[object] = queue.Queue()
+        self._queue: queue.Queue[str | None] = queue.Queue()   # None: end of input
         self._thread = threading.Thread(target=self._pump, args=(stream,), name="stdin", daemon=True)
         self._thread.start()
 
@@ -32,14 +30,14 @@ class LineReader:
         except (OSError, ValueError):
             pass
         finally:
-            self._queue.put(_EOF)
+            self._queue.put(None)
 
     def __iter__(self) -> Iterator[str]:
         while True:
             item = self._queue.get()
-            if item is _EOF:
+            if item is None:
                 return
-            yield item  # type: ignore[misc]
+            yield item
 
 
 class LineWriter:

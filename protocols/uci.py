@@ -72,7 +72,7 @@ def format_bestmove(state: State, result: SearchResult) -> tuple[str, str | None
     if not legal:
         return "bestmove 0000", None
     move, problem = result.best_move, None
-    if move not in legal:
+    if move is None or move not in legal:
         problem = f"searcher returned {move!r}, not a legal move; playing {legal[0].uci()}"
         move = legal[0]
     ponder = result.ponder_move
@@ -352,7 +352,7 @@ class UciServer:
         state = self.state
         go = parse_go(tokens[1:], state.to_play, overhead_ms=self.overhead_ms)
         legal = state.legal_moves()
-        restrict = tuple(m for m in legal if m.uci() in go.searchmoves)  # type: ignore[attr-defined]
+        restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:
             self.info("no legal move in searchmoves; searching all moves")
         limits = replace(go.limits, searchmoves=restrict or None)

@@ -1,11 +1,23 @@
 """Game rules.  `get_game` is the one place that turns a name and settings into a Game."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome, State
 
+if TYPE_CHECKING:  # imported lazily at run time (python-chess only when chess is asked for)
+    from engine.games.chess import ChessGame
+    from engine.games.gomoku import GomokuGame
+
 __all__ = ["get_game", "Game", "State", "Outcome", "IllegalMoveError", "GameSetupError"]
+
+
+@overload
+def get_game(name: Literal["chess"]) -> ChessGame: ...
+@overload
+def get_game(name: Literal["gomoku"], **settings: Any) -> GomokuGame: ...
+@overload
+def get_game(name: str, **settings: Any) -> Game: ...
 
 
 def get_game(name: str, **settings: Any) -> Game:

@@ -120,6 +120,7 @@ def create_random_checkpoint(path: str | Path, game: str, net: str = "res2x32", 
         # Random BatchNorm statistics, so random nets are not nearly uniform after BN.
         for module in model.modules():
             if isinstance(module, nn.BatchNorm2d):
+                assert module.running_mean is not None and module.running_var is not None
                 module.running_mean.uniform_(-0.1, 0.1)
                 module.running_var.uniform_(0.5, 1.5)
                 module.weight.data.uniform_(0.5, 1.5)

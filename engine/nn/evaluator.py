@@ -185,10 +185,10 @@ class NetworkEvaluator:
             if not path.is_file():
                 raise CheckpointError(f"{path}: no such network file")
             if use_onnx:
-                runner, sha = open_export(path, cache_dir=self.cache_dir, threads=self.threads,
-                                          device=self.device, expect_game=expect_game)
-                if runner is not None:
-                    return runner, runner.meta, "onnx"
+                exported, sha = open_export(path, cache_dir=self.cache_dir, threads=self.threads,
+                                            device=self.device, expect_game=expect_game)
+                if exported is not None:
+                    return exported, exported.meta, "onnx"
             from engine.nn.checkpoint import load_checkpoint
             model, meta = load_checkpoint(path, expect_game)
             if use_onnx:

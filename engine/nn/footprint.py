@@ -61,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--probe", nargs=3, metavar=("WEIGHTS", "BACKEND", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.probe:
-        _probe(*args.probe, size=args.size, batch=args.batch)
+        weights, backend, cache_dir = args.probe
+        _probe(weights, backend, cache_dir, size=args.size, batch=args.batch)
         return
     with tempfile.TemporaryDirectory() as tmp:
         weights = str(Path(tmp) / "gomoku.pt")

@@ -155,7 +155,10 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice
         warnings.simplefilter("ignore")
         with torch.inference_mode():
-            torch.onnx.export(snapshot, (dummy,), buffer, dynamo=False, input_names=["planes"],
+            # torch annotates f as a path only, but the TorchScript exporter (dynamo=False)
+            # writes to any file-like object ("Normally f can be a file-like object").
+            torch.onnx.export(snapshot, (dummy,), buffer,  # type: ignore[arg-type]
+                              dynamo=False, input_names=["planes"],
                               output_names=list(OUTPUTS[game]), dynamic_axes=axes,
                               opset_version=17, do_constant_folding=True)
     proto = onnx.load_from_string(buffer.getvalue())

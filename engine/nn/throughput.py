@@ -39,7 +39,7 @@ def measure_throughput(evaluator: Any, states: Sequence[Any], batch: int, second
 def sample_states(game: Any, count: int, seed: int = 0, max_plies: int = 40) -> list[Any]:
     """`count` positions reached by random play from the initial state (for benchmarks)."""
     rng = random.Random(seed)
-    states = []
+    states: list[Any] = []
     while len(states) < count:
         state = game.initial_state()
         for _ in range(rng.randrange(max_plies)):

@@ -125,7 +125,7 @@ class ChessSearchBoard:
     def history_keys(self) -> list[Hashable]:
         """Keys of the game's positions before this one, back to the last irreversible move."""
         board = self.board.copy()
-        keys = []
+        keys: list[Hashable] = []
         while board.move_stack:
             board.pop()
             keys.append(_key(board))

@@ -175,6 +175,7 @@ class MCTS:
         root = tree.root
         if root.raw_prior is None:
             root.raw_prior = root.prior
+        assert root.moves is not None, "noise is added to an expanded root"
         n = len(root.moves)
         alpha = _dirichlet_alpha(root.state, n, self.config.dirichlet_alpha)
         eps = self.config.dirichlet_epsilon

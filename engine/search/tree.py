@@ -92,7 +92,7 @@ class Node:
 
     def prove_child(self, a: int, child: "Node") -> None:
         """Record child a's exact result and solve this node when that settles it."""
-        if self.proven is None:
+        if self.proven is None or self.proven_plies is None:   # both are set together
             self.proven = np.full(len(self.prior), np.nan)
             self.proven_plies = np.zeros(len(self.prior), dtype=np.int64)
         if not math.isnan(self.proven[a]):
