@@ -351,6 +351,9 @@ def build(game, options) -> MCTS:
     else:
         from engine.nn.evaluator import load_evaluator   # torch is imported only here
         evaluator = load_evaluator(game, options)
+        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
+        # isready / Gomocup START, not out of the first move's budget.
+        evaluator.evaluate([game.initial_state()])
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb))
