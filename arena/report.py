@@ -9,7 +9,8 @@ from typing import Sequence
 
 from arena.ratings import GameResult, Ratings, compute_ratings, elo_from_score, match_lines
 
-__all__ = ["Section", "rating_sections", "format_ratings", "default_anchor", "rating_rows", "cross_rows"]
+__all__ = ["Section", "rating_sections", "format_ratings", "default_anchor", "rating_rows", "cross_rows",
+           "first_move_line"]
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def cross_rows(r: Ratings) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _first_move(r: Ratings, board: str | None) -> str | None:
+def first_move_line(r: Ratings, board: str | None) -> str | None:
     if r.first_player_score is None or board is None:
         return None
     s = r.first_player_score
@@ -116,7 +117,7 @@ def format_ratings(sections: Sequence[Section], fmt: str = "text") -> str:
             out.append("(a perfect score made the plain MLE infinite: one virtual draw per pair was added)")
         if len(r.players) > 2:
             out += ["", "Crosstable (points/games, row vs column):"] + table(*cross_rows(r))
-        first = _first_move(r, s.board)
+        first = first_move_line(r, s.board)
         if first:
             out += ["", first]
         if s.match:

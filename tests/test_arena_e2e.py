@@ -81,6 +81,9 @@ def test_chess_match_writes_pgn_and_reports(tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "games-data" in page
     assert "white-knight" in page                           # python-chess piece glyphs inline
     assert not re.search(r"""(src|href)=["']https?:""", page)   # self-contained
+    embedded = json.loads(re.search(r"id='games-data'>(.*?)</script>", page, re.S).group(1))
+    assert [g["moves"] for g in embedded] == [json.loads(r[6]) for r in rows]   # the viewer replays the stored games
+    assert page.count('class="elo-row"') == 2                   # one chart row per player
     assert len(csv_path.read_text().splitlines()) == 3
 
 
