@@ -41,6 +41,9 @@ class Limits:
     time: hard budget in seconds (never exceeded by more than a poll interval).
     soft_time: iterative searchers start no new iteration after this many seconds.
     searchmoves: restrict the root to these moves (UCI `searchmoves`).
+    multipv: how many best root moves to report, each as its own SearchInfo line
+    (UCI `MultiPV`); searchers cap it at the number of root moves.  The answer is the
+    best line's move whatever its value.
     """
     nodes: int | None = None
     time: float | None = None
@@ -48,6 +51,7 @@ class Limits:
     depth: int | None = None
     infinite: bool = False
     searchmoves: tuple[Move, ...] | None = None
+    multipv: int = 1
 
     @property
     def unlimited(self) -> bool:
@@ -62,6 +66,7 @@ class SearchInfo:
     when the side to move wins, None when no forced result is known.
     time: seconds since the search started.  pv: moves from the root.
     wdl: optional (win, draw, loss) per mille for the side to move.
+    multipv: this line's rank (1 = best) when a search reports several root moves.
     """
     depth: int
     seldepth: int

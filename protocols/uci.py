@@ -44,10 +44,11 @@ def _mate_moves(mate_plies: int) -> int:
     return moves if mate_plies > 0 else -moves
 
 
-def format_info(info: SearchInfo, state: State, *, show_wdl: bool = False) -> str:
-    """One `info` line for a progress report about a search of `state`."""
+def format_info(info: SearchInfo, state: State, *, show_wdl: bool = False, show_multipv: bool = False) -> str:
+    """One `info` line for a progress report about a search of `state`.  show_multipv:
+    name the line's rank even for line 1 (MultiPV > 1, so GUIs can tell the lines apart)."""
     parts = ["info", "depth", str(info.depth), "seldepth", str(max(info.seldepth, info.depth))]
-    if info.multipv != 1:
+    if show_multipv or info.multipv != 1:
         parts += ["multipv", str(info.multipv)]
     if info.mate_plies is not None:
         parts += ["score", "mate", str(_mate_moves(info.mate_plies))]
@@ -241,7 +242,8 @@ class UciServer:
 
     def _on_info(self, job: _Job, info: SearchInfo) -> None:
         try:
-            self.write(format_info(info, job.state, show_wdl=self.show_wdl))
+            self.write(format_info(info, job.state, show_wdl=self.show_wdl,
+                                   show_multipv=job.limits.multipv > 1))
         except Exception as exc:  # a bad report must not abort the search
             self.error(f"info: {_one_line(exc)}")
 
@@ -355,7 +357,7 @@ class UciServer:
         restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:
             self.info("no legal move in searchmoves; searching all moves")
-        limits = replace(go.limits, searchmoves=restrict or None)
+        limits = replace(go.limits, searchmoves=restrict or None, multipv=self.multipv)
         job = _Job(state, limits, hold=go.ponder or limits.infinite, ponder=go.ponder)
         self._job = job
         if self.debug:
@@ -363,7 +365,8 @@ class UciServer:
         if not legal:
             self._deliver(job, "bestmove 0000")
             return
-        search_limits = Limits(infinite=True, searchmoves=limits.searchmoves) if go.ponder else limits
+        search_limits = (Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv)
+                         if go.ponder else limits)
         engine.go(state, search_limits, on_info=lambda info: self._on_info(job, info),
                   on_done=lambda result: self._on_done(job, result),
                   on_error=lambda exc: self._on_error(job, exc))
@@ -433,8 +436,6 @@ class UciServer:
         if number is None or number < 1:
             raise ValueError(f"expected an integer >= 1, got {value!r}")
         self.multipv = number
-        if number > 1:
-            self.info("MultiPV > 1 is accepted but only the best line is shown")
 
     def set_show_wdl(self, value: str | None) -> None:
         self.show_wdl = (value or "").strip().lower() == "true"

@@ -12,7 +12,9 @@ null_move_safe() (null-move pruning).
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
 at once; the answer is always the best move of the last *completed* depth (the
 first ordered legal move if depth 1 never completed), so it equals the last
-reported pv[0].  Unlimited `Limits()` (not infinite) means depth `max_depth`
+reported pv[0].  MultiPV (`Limits.multipv` = k): each depth searches the root k times,
+each time without the moves already found, and reports k lines best first; a depth
+stopped part-way reports nothing, as with one line.  Unlimited `Limits()` (not infinite) means depth `max_depth`
 (64) within `default_time` (1 s); `Limits(infinite=True)` searches until stopped.
 """
 from __future__ import annotations
@@ -183,6 +185,7 @@ class _Run:
         root_moves = self._root_moves(legal)
         limits, stopper = self.limits, self.stopper
         max_depth = limits.depth if limits.depth is not None and not limits.infinite else self.config.max_depth
+        wanted = max(1, min(limits.multipv, len(root_moves)))
         best_move: Move = root_moves[0]
         info: SearchInfo | None = None
         root_key = self.board.key()
@@ -190,19 +193,20 @@ class _Run:
         depth = 1
         while depth <= max(1, min(max_depth, self.max_ply)) and stopper.may_start_iteration(depth, self.nodes):
             try:
-                score, move = self._root(root_moves, depth)
+                lines = self._lines(root_moves, depth, wanted)
             except _Stopped:
                 break
-            best_move = move
-            root_moves.remove(move)
-            root_moves.insert(0, move)
-            self.tt.store(hash(root_key), depth, EXACT, score, move)
-            info = self._info(depth, score, move)
+            score, best_move, _ = lines[0]
+            self.tt.store(hash(root_key), depth, EXACT, score, best_move)
+            infos = [self._info(depth, line_score, pv, rank) for rank, (line_score, _, pv) in enumerate(lines, 1)]
+            info = infos[0]
             if self.on_info is not None:
-                self.on_info(info)
-            if abs(score) > MATE_BOUND and not limits.infinite and limits.depth is None \
-                    and depth > MATE_SCORE - abs(score) + 4:
-                break  # a forced result is settled; deeper iterations only burn the clock
+                for line_info in infos:
+                    self.on_info(line_info)
+            if not limits.infinite and limits.depth is None and all(
+                    abs(line_score) > MATE_BOUND and depth > MATE_SCORE - abs(line_score) + 4
+                    for line_score, _, _ in lines):
+                break  # every line's forced result is settled; deeper iterations only burn the clock
             depth += 1
         if limits.infinite and not stopper.event.is_set():
             stopper.event.wait()  # `go infinite`: the answer waits for stop
@@ -229,7 +233,23 @@ class _Run:
         scored.sort(key=lambda ms: (ms[0] == tt_move, ms[1]), reverse=True)
         return [move for move, _ in scored]
 
-    def _info(self, depth: int, score: int, move: Move) -> SearchInfo:
+    def _lines(self, root_moves: list[Move], depth: int, count: int) -> list[tuple[int, Move, tuple[Move, ...]]]:
+        """One iteration: `count` (MultiPV) root searches at `depth`, each without the root
+        moves found by the earlier ones.  Returns (score, move, pv) best first, and leaves
+        those moves, in that order, at the front of root_moves to lead the next iteration.
+        Each pv is read from the TT before the next search can overwrite it."""
+        lines: list[tuple[int, Move, tuple[Move, ...]]] = []
+        for index in range(count):
+            score, move = self._root(root_moves[index:], depth)
+            root_moves.remove(move)
+            root_moves.insert(index, move)
+            lines.append((score, move, self._pv(move, depth)))
+        if count > 1:
+            lines.sort(key=itemgetter(0), reverse=True)  # stable: a tie keeps the search order
+            root_moves[:count] = [move for _, move, _ in lines]
+        return lines
+
+    def _info(self, depth: int, score: int, pv: tuple[Move, ...], multipv: int = 1) -> SearchInfo:
         mate_plies = None
         if abs(score) > MATE_BOUND:
             mate_plies = MATE_SCORE - score if score > 0 else -(MATE_SCORE + score)
@@ -237,8 +257,8 @@ class _Run:
         else:
             value = value_from_cp(score)
         return SearchInfo(depth=depth, seldepth=max(depth, self.seldepth), value=value,
-                          nodes=self.nodes, time=self.stopper.elapsed(), pv=self._pv(move, depth),
-                          mate_plies=mate_plies, hashfull=self.tt.hashfull())
+                          nodes=self.nodes, time=self.stopper.elapsed(), pv=pv,
+                          mate_plies=mate_plies, multipv=multipv, hashfull=self.tt.hashfull())
 
     def _pv(self, move: Move, depth: int) -> tuple[Move, ...]:
         """The root move, then TT moves while each is among the board's moves (so legal)."""

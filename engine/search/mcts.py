@@ -9,6 +9,9 @@ network comes in through `engine.evaluators.Evaluator`.
 Counting: a playout is one backed-up path from the root; the root's own first
 evaluation is not one.  With `Limits(nodes=n)` on a fresh tree the root's visit counts
 sum to exactly n.
+
+MultiPV (`Limits.multipv` = k > 1) costs nothing extra: each report becomes k lines, the
+root's top k children (ranked_children), each with its own Q and most-visited path.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.search.limits import Stopper
-from engine.search.tree import Node, Tree, best_child, pv_moves, scan_root_tactics, searchmoves_mask
+from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_children, scan_root_tactics,
+                               searchmoves_mask)
 from engine.types import Limits, Move, SearchInfo, SearchResult
 
 __all__ = ["MCTSConfig", "MCTS", "build", "tree_node_budget"]
@@ -120,11 +124,16 @@ class MCTS:
                 break
             self._step(active, node_limit)
             if on_info is not None and stopper.elapsed() >= next_info:
-                on_info(self._info(trees[0], stopper.elapsed()))
+                for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
+                    on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
         results = [self._result(t, stopper.elapsed()) for t in trees]
-        if on_info is not None and results[0].info is not None:
-            on_info(results[0].info)
+        head = results[0]
+        if on_info is not None and head.info is not None:
+            root = trees[0].root
+            first = root.moves.index(head.best_move) if limits.multipv > 1 and root.moves else None
+            for info in self._lines(trees[0], head.info, limits.multipv, first):
+                on_info(info)
         return results
 
     # --- steps ----------------------------------------------------------------------------
@@ -303,15 +312,44 @@ class MCTS:
     def _info(self, tree: Tree, elapsed: float) -> SearchInfo:
         root = tree.root
         value, mate = root.value_and_mate()
-        wdl = None
-        if root.has_draw_info and root.visit_count:
-            d = root.draw_sum / root.visit_count
-            win = min(max(0.0, (1.0 + value - d) / 2.0), 1.0 - d)
-            wdl = (round(1000 * win), round(1000 * d), 1000 - round(1000 * win) - round(1000 * d))
         depth = round(tree.depth_sum / tree.playouts) if tree.playouts else 0
         return SearchInfo(depth=max(depth, 1), seldepth=max(tree.seldepth, 1), value=value,
                           nodes=tree.playouts, time=elapsed, pv=tuple(pv_moves(root, tree.root_mask)),
-                          mate_plies=mate, wdl=wdl)
+                          mate_plies=mate, wdl=_wdl(root, value))
+
+    def _lines(self, tree: Tree, head: SearchInfo, multipv: int, first: int | None = None) -> list[SearchInfo]:
+        """MultiPV: the top `multipv` root children (ranked_children's order, `first` moved to
+        the front when given: the move actually chosen), each reported with its own value from
+        the root side's point of view (proven result, else its Q) and pv (the child, then its
+        most visited path); depth, nodes and time are head's.  [head] when multipv <= 1."""
+        root = tree.root
+        if multipv <= 1 or not root.moves:
+            return [head]
+        ranked = ranked_children(root, tree.root_mask)
+        if first is not None and first in ranked:
+            ranked.remove(first)
+            ranked.insert(0, first)
+        lines = []
+        for rank, a in enumerate(ranked[:multipv], 1):
+            child = root.children.get(a)
+            value, mate = self._child_value(root, a, child, head.value)
+            pv = (root.moves[a], *(pv_moves(child, None) if child is not None else ()))
+            lines.append(replace(head, multipv=rank, value=value, mate_plies=mate, pv=pv,
+                                 wdl=_wdl(child, value) if child is not None else None))
+        return lines
+
+    def _child_value(self, root: Node, a: int, child: Node | None, root_value: float) -> tuple[float, int | None]:
+        """Root child a's value for the side to move at the root, and signed plies to a
+        proven end.  An unsearched child gets what selection assumes for it (FPU)."""
+        if root.proven is not None and root.proven_plies is not None and not math.isnan(root.proven[a]):
+            proven = float(root.proven[a])
+            plies = int(root.proven_plies[a])
+            return proven, (None if proven == 0.0 else plies if proven > 0 else -plies)
+        if root.visits is not None and root.visits[a] > 0:
+            return float(root.q[a]), None
+        if child is not None and child.moves is not None:   # evaluated, but its visits went elsewhere
+            return -child.value, None
+        return max(-1.0, root_value - self.config.fpu_reduction), None
 
     def _result(self, tree: Tree, elapsed: float) -> SearchResult:
         root = tree.root
@@ -330,6 +368,16 @@ class MCTS:
             visits = tuple(int(j == a) for j in range(len(visits)))
         return SearchResult(best_move=move, value=info.value, info=info,
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+def _wdl(node: Node, value: float) -> tuple[int, int, int] | None:
+    """(win, draw, loss) per mille for `value`'s side, when the evaluator reported draws.
+    The draw rate is the same from either side, so a child's serves its parent's view."""
+    if not node.has_draw_info or not node.visit_count:
+        return None
+    d = node.draw_sum / node.visit_count
+    win = min(max(0.0, (1.0 + value - d) / 2.0), 1.0 - d)
+    return round(1000 * win), round(1000 * d), 1000 - round(1000 * win) - round(1000 * d)
 
 
 NODE_BYTES = 4096  # measured: ~4.2 KB per expanded node (15x15 gomoku and chess)

@@ -20,7 +20,8 @@ import numpy as np
 
 from engine.types import Evaluation, Move
 
-__all__ = ["Node", "Tree", "best_child", "pv_moves", "scan_root_tactics", "searchmoves_mask"]
+__all__ = ["Node", "Tree", "best_child", "ranked_children", "pv_moves", "scan_root_tactics",
+           "searchmoves_mask"]
 
 
 class Node:
@@ -188,6 +189,28 @@ def best_child(node: Node, mask: np.ndarray | None, temperature: float,
                                                 1.0 / temperature), 0.0)
         return int(rng.choice(n, p=weights / weights.sum()))
     return int(np.argmax(visits + 1e-6 * node.prior))  # ties: the higher prior
+
+
+def ranked_children(node: Node, mask: np.ndarray | None) -> list[int]:
+    """Every allowed child, best first, in best_child's order at temperature 0 (its first
+    element is best_child's answer): proven wins by plies ascending, then the moves not
+    proven lost by visits (ties: the higher prior), then proven losses, longest first.
+    MultiPV reports read the top k of this ranking."""
+    n = len(node.prior)
+    node.ensure_stats()
+    proven = node.proven if node.proven is not None else np.full(n, np.nan)
+    plies = node.proven_plies if node.proven_plies is not None else np.zeros(n, dtype=np.int64)
+    visits = node.visits.astype(np.float64) + 1e-6 * node.prior
+
+    def key(a: int) -> tuple[int, float, float]:
+        if proven[a] > 0:
+            return 0, float(plies[a]), 0.0
+        if proven[a] < 0:
+            return 2, -float(plies[a]), -float(visits[a])
+        return 1, 0.0, -float(visits[a])
+
+    allowed = range(n) if mask is None else (int(a) for a in np.flatnonzero(mask))
+    return sorted(allowed, key=key)
 
 
 def pv_moves(root: Node, mask: np.ndarray | None, limit: int = 64) -> list[Move]:
