@@ -11,9 +11,9 @@ import time
 from typing import Callable
 
 from engine.factory import PlayerOptions, make_searcher, resolve_player
-from engine.games import State, get_game
+from engine.games import Game, State, get_game
 from engine.search.limits import Searcher
-from engine.types import Limits
+from engine.types import Limits, SearchResult
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "CHESS_FENS", "GOMOKU_OPENINGS"]
 
@@ -94,23 +94,34 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
             searcher = searchers.get(game)
             if searcher is None:
                 searcher = searchers[game] = make_searcher(game, resolved)
-            searcher.new_game()
-            start = time.perf_counter()
-            result = searcher.search(state, game_limits)
-            elapsed = time.perf_counter() - start
-            info = result.info
-            nodes = info.nodes if info is not None else 0
-            depth = info.depth if info is not None else 0
-            total_nodes += nodes
+            result, elapsed = timed_search(searcher, state, game_limits)
+            total_nodes += result.info.nodes if result.info is not None else 0
             total_time += elapsed
-            move = "none" if result.best_move is None else game.format_move(state, result.best_move)
-            echo(f"{index:2d}  depth {depth:2d}  nodes {nodes:8d}  time {elapsed * 1000:8.0f} ms"
-                 f"  nps {int(nodes / elapsed) if elapsed > 0 else 0:7d}  bestmove {move:6s}  {label}")
+            echo(position_line(index, label, game, state, result, elapsed))
     echo("===========================")
     echo(f"Total time (ms) : {int(total_time * 1000)}")
     echo(f"Nodes searched  : {total_nodes}")
     echo(f"Nodes/second    : {int(total_nodes / total_time) if total_time > 0 else 0}")
     return total_nodes, total_time
+
+
+def timed_search(searcher: Searcher, state: State, limits: Limits) -> tuple[SearchResult, float]:
+    """One bench search from a fresh game (no tree or table carried over); (result, seconds)."""
+    searcher.new_game()
+    start = time.perf_counter()
+    result = searcher.search(state, limits)
+    return result, time.perf_counter() - start
+
+
+def position_line(index: int, label: str, game: Game, state: State, result: SearchResult,
+                  elapsed: float) -> str:
+    """The per-position bench line shared by every player's bench."""
+    info = result.info
+    nodes = info.nodes if info is not None else 0
+    depth = f"{info.depth}/{info.seldepth}" if info is not None else "0/0"
+    move = "none" if result.best_move is None else game.format_move(state, result.best_move)
+    return (f"{index:2d}  depth {depth:>5s}  nodes {nodes:8d}  time {elapsed * 1000:8.0f} ms"
+            f"  nps {int(nodes / elapsed) if elapsed > 0 else 0:7d}  bestmove {move:6s}  {label}")
 
 
 def _describe(limits: Limits) -> str:

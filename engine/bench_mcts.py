@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from engine.bench import position_line, timed_search
+from engine.games import State
 from engine.types import Limits
 
 __all__ = ["run_mcts_bench", "GameBench", "DEFAULT_BENCH_NODES", "bench_game"]
@@ -37,7 +39,7 @@ class GameBench:
 
 
 def bench_game(game, options, limits: Limits | None, echo: Callable[[str], None],
-               positions: Sequence[tuple[str, object]]) -> GameBench:
+               positions: Sequence[tuple[str, State]]) -> GameBench:
     """Search each (label, state) with a fresh tree, then time the evaluator alone at
     options.batch on positions one ply past those."""
     from engine.search.mcts import build
@@ -50,19 +52,10 @@ def bench_game(game, options, limits: Limits | None, echo: Callable[[str], None]
          f"evaluator {type(timed.inner).__name__}")
     total_nodes, total_time = 0, 0.0
     for number, (name, state) in enumerate(positions, 1):
-        searcher.new_game()
-        start = time.perf_counter()
-        result = searcher.search(state, limits)
-        elapsed = time.perf_counter() - start
-        info = result.info
-        nodes = info.nodes if info is not None else 0
-        total_nodes += nodes
+        result, elapsed = timed_search(searcher, state, limits)
+        total_nodes += result.info.nodes if result.info is not None else 0
         total_time += elapsed
-        move = "none" if result.best_move is None else game.format_move(state, result.best_move)
-        depth = info.depth if info is not None else 0
-        seldepth = info.seldepth if info is not None else 0
-        echo(f"{number:2d}  depth {depth:2d}/{seldepth:2d}  nodes {nodes:6d}  time {elapsed * 1000:7.0f} ms"
-             f"  nps {int(nodes / elapsed) if elapsed > 0 else 0:6d}  bestmove {move:6s}  {name}")
+        echo(position_line(number, name, game, state, result, elapsed))
     rate = _evaluator_rate(timed.inner, [s for _, s in positions], options.batch)
     figures = GameBench(label, total_nodes, total_time, rate)
     echo(f"   {label}: mcts {figures.nps:.0f} nodes/s, evaluator alone {rate:.0f} pos/s at batch "
@@ -101,14 +94,14 @@ def _evaluator_rate(evaluator, states: Sequence, batch: int) -> float:
 
 
 def run_mcts_bench(games: Sequence[str], options, limits: Limits | None, echo: Callable[[str], None],
-                   positions: Mapping[str, Sequence[tuple[str, object]]] | None = None
+                   positions: Mapping[str, Sequence[tuple[str, State]]] | None = None
                    ) -> tuple[int, float]:
     """Bench every game name on positions[name] ((label, state) pairs; engine/bench.py's
     fixed set), one group per board (gomoku sizes differ).  Returns (nodes, seconds)."""
     from engine.games import get_game
     from engine.nn.throughput import sample_states
 
-    groups: dict[object, list[tuple[str, object]]] = {}
+    groups: dict[object, list[tuple[str, State]]] = {}
     for name in games:
         default_game = get_game(name) if name == "chess" else get_game(name, width=15, height=15)
         pairs = list((positions or {}).get(name) or [])

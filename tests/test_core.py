@@ -15,32 +15,29 @@ from engine.search.limits import Stopper
 from engine.types import Limits, SearchResult, cp_from_value, value_from_cp
 
 
+def _torch_loaded_after(code: str) -> bool:
+    """Run `code` in a fresh interpreter; was torch imported by then?"""
+    probe = code + "\nimport sys\nprint('torch' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return out.stdout.strip() == "True"
+
+
 def test_rules_search_and_protocol_modules_never_import_torch():
-    code = (
-        "import sys\n"
+    assert not _torch_loaded_after(
         "import engine.types, engine.games, engine.games.chess, engine.games.gomoku\n"
         "import engine.search, engine.search.limits, engine.factory, engine.player\n"
         "import engine.search.alphabeta, engine.search.mcts, engine.search.uct\n"
-        "import protocols.uci, protocols.gomocup, protocols.cli\n"
-        "print('torch' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+        "import protocols.uci, protocols.gomocup, protocols.cli")
 
 
 def test_alphabeta_player_is_built_without_torch():
-    code = (
-        "import sys\n"
+    assert not _torch_loaded_after(
         "from engine.games import get_game\n"
         "from engine.factory import make_searcher, PlayerOptions\n"
         "from engine.types import Limits\n"
         "for game in (get_game('chess'), get_game('gomoku', width=9)):\n"
         "    s = make_searcher(game, PlayerOptions(player='alphabeta'))\n"
-        "    s.search(game.initial_state(), Limits(depth=1))\n"
-        "print('torch' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+        "    s.search(game.initial_state(), Limits(depth=1))")
 
 
 def test_cp_value_round_trip():
