@@ -71,3 +71,24 @@ def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, opt
         run_bench(list(games) or ["chess", "gomoku"], options, limits, echo=click.echo)
     except ValueError as exc:  # bad weights file, unknown player, bad position: one line, no traceback
         raise click.ClickException(str(exc)) from None
+
+
+@main.command("init-net")
+@click.argument("path", type=click.Path(dir_okay=False, writable=True))
+@click.option("--game", type=click.Choice(["chess", "gomoku"]), required=True)
+@click.option("--net", default="res6x64", show_default=True, help="Architecture, res{blocks}x{channels}.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--onnx/--no-onnx", default=True, show_default=True,
+              help="Also write the sidecar .onnx the torch-free CPU path loads.")
+def init_net(path: str, game: str, net: str, seed: int, onnx: bool) -> None:
+    """Write a randomly initialised network (benchmarks, wiring tests, a training start)."""
+    from engine.nn.checkpoint import create_random_checkpoint
+
+    try:
+        meta = create_random_checkpoint(path, game, net, seed=seed)
+        click.echo(f"wrote {path} ({game}, {net}, sha256 {str(meta.get('sha256', ''))[:12]})")
+        if onnx:
+            from engine.nn.onnx_backend import export_sidecar
+            click.echo(f"wrote {export_sidecar(path)}")
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
