@@ -12,7 +12,8 @@ import click
 
 from engine.factory import PLAYERS, PlayerOptions
 
-__all__ = ["main", "player_options"]
+__all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
+           "rule_option"]
 
 
 def player_options(default_player: str = "alphabeta") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -50,7 +51,7 @@ def player_options(default_player: str = "alphabeta") -> Callable[[Callable[...,
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """PlyZero engine: play (uci, gomocup), measure (bench)."""
+    """PlyZero engine: play (uci, gomocup), measure (bench), train (selfplay, teacher, train)."""
 
 
 @main.command()
@@ -92,3 +93,136 @@ def init_net(path: str, game: str, net: str, seed: int, onnx: bool) -> None:
             click.echo(f"wrote {export_sidecar(path)}")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+# --- training -------------------------------------------------------------------------------
+
+def board_specs(game: str, board: str | None, rule: str) -> list[Any]:
+    """--board "9,15,12x10" -> one GameSpec per board (gomoku); chess takes no --board.
+    Shared with protocols/cli.py (the teacher command), hence public."""
+    from engine.games import GameSetupError, get_game
+    from engine.train.samples import GameSpec
+
+    if game == "chess":
+        if board is not None:
+            raise click.BadParameter("chess has no board sizes", param_hint="--board")
+        return [GameSpec("chess", 8, 8, "")]
+    specs = []
+    for part in (board or "15").split(","):
+        try:
+            width, _, height = part.strip().lower().partition("x")
+            spec = GameSpec("gomoku", int(width), int(height or width), rule)
+            get_game("gomoku", width=spec.width, height=spec.height, rule=rule)
+        except (ValueError, GameSetupError) as exc:
+            detail = str(exc) if isinstance(exc, GameSetupError) else "expected sizes like 9,15 or 12x10"
+            raise click.BadParameter(f"{part.strip()!r}: {detail}", param_hint="--board") from None
+        specs.append(spec)
+    return specs
+
+
+def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, seed: int, out: str,
+                    settings: Any, weights: str | None, workers: int, make_teacher: Any = None) -> None:
+    """Plan and run the data jobs (reruns skip finished shards), one line each, then a summary."""
+    from engine.train.jobs import plan_jobs, run_jobs
+
+    try:
+        jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
+        results = run_jobs(jobs, workers, echo=click.echo)
+    except ValueError as exc:  # bad network file, bad settings: one line, no traceback
+        raise click.ClickException(str(exc)) from None
+    done = [r for r in results if not r.skipped]
+    positions, seconds = sum(r.positions for r in done), sum(r.seconds for r in done)
+    click.echo(f"{kind}: {len(done)} shards written, {len(results) - len(done)} skipped; "
+               f"{positions} positions in {seconds:.1f} s of play")
+
+
+game_option = click.option("--game", type=click.Choice(["chess", "gomoku"]), required=True)
+board_option = click.option("--board", default=None,
+                             help="Gomoku boards, comma-separated: 9,15 or 12x10 (default 15).")
+rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]), default="freestyle",
+                            show_default=True)
+
+
+@main.command()
+@game_option
+@board_option
+@rule_option
+@click.option("--weights", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Network checkpoint; default: uniform priors (a network-free start).")
+@click.option("--games", type=click.IntRange(min=1), required=True, help="Games in all, spread over the boards.")
+@click.option("--nodes", type=click.IntRange(min=1), default=200, show_default=True, help="Playouts per move.")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
+@click.option("--lockstep", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Games played together (one network call per move across them); one shard each.")
+@click.option("--leaves", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Leaves per tree per network call.")
+@click.option("--temp-plies", type=click.IntRange(min=0), default=8, show_default=True,
+              help="Plies with moves sampled from the visits (temperature 1).")
+@click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Draw after this many plies.")
+@click.option("--resign", type=click.FloatRange(-1.0, 0.0), default=None,
+              help="Resign at this root value or below (off by default).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="cpu", show_default=True)
+@click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto", show_default=True)
+def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
+             out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
+             resign: float | None, seed: int, workers: int, threads: int, device: str,
+             backend: str) -> None:
+    """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
+    from engine.train.selfplay import SelfPlayConfig
+
+    specs = board_specs(game, board, rule)
+    settings = SelfPlayConfig(playouts=nodes, leaves_per_batch=leaves, temperature_plies=temp_plies,
+                              max_plies=max_plies, resign_value=resign, device=device, backend=backend,
+                              threads=threads)
+    generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers)
+
+
+@main.command()
+@game_option
+@click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
+              help="Shard file or directory of shards (repeatable).")
+@click.option("--net", default=None, help="Architecture for a fresh run, res{blocks}x{channels} [res6x64].")
+@click.option("--steps", type=click.IntRange(min=1), required=True, help="Total updates (a resumed run counts on).")
+@click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
+              help="Run directory: checkpoints, state.pt, log.jsonl.")
+@click.option("--resume", is_flag=True, help="Continue the run saved in --run.")
+@click.option("--init", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Start from these weights instead of random ones.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=256, show_default=True)
+@click.option("--optimizer", type=click.Choice(["adamw", "sgd"]), default="adamw", show_default=True)
+@click.option("--lr", type=click.FloatRange(min=0.0, min_open=True), default=1e-3, show_default=True)
+@click.option("--weight-decay", type=click.FloatRange(min=0.0), default=1e-4, show_default=True)
+@click.option("--warmup", type=click.IntRange(min=0), default=100, show_default=True)
+@click.option("--decay-steps", type=click.IntRange(min=1), default=None,
+              help="Cosine decay over this many steps after warmup (default: constant).")
+@click.option("--checkpoint-every", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--log-every", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--augment/--no-augment", default=True, show_default=True, help="Gomoku board symmetries.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="Torch CPU threads.")
+@click.option("--notes", default="", help="Added to the checkpoints' notes.")
+def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
+          init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
+          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool, seed: int,
+          device: str, threads: int | None, notes: str) -> None:
+    """Train a network on sample shards; checkpoints and a resumable state go to --run."""
+    from engine.train.trainer import TrainConfig
+    from engine.train.trainer import train as run_training
+
+    try:
+        config = TrainConfig(batch_size=batch_size, optimizer=optimizer, lr=lr, weight_decay=weight_decay,
+                             warmup_steps=warmup, decay_steps=decay_steps, augment=augment,
+                             checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
+                             device=device, threads=threads)
+        report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
+                              expect_game=game, notes=notes,
+                              on_log=lambda e: click.echo(
+                                  f"step {e['step']}: loss {e['loss']:.4f} (policy {e['policy']:.4f}, "
+                                  f"value {e['value']:.4f}) lr {e['lr']:.2e}, {e['steps_per_s']:.2f} steps/s"))
+    except ValueError as exc:  # RunError, ShardError, CheckpointError: one line each
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"step {report.step}: wrote {report.checkpoint} ({report.data})")

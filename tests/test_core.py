@@ -146,3 +146,14 @@ def test_get_game_rejects_bad_settings():
         get_game("gomoku", width=4)
     with pytest.raises(GameSetupError):
         get_game("gomoku", width=15, rule="renju")
+
+
+def test_engine_library_starts_no_engine_processes():
+    """DESIGN: engine/ has no subprocesses; engine processes are protocols'/arena's business."""
+    import pathlib
+
+    import engine
+    root = pathlib.Path(engine.__file__).parent
+    offenders = [str(path.relative_to(root)) for path in root.rglob("*.py")
+                 if any(word in path.read_text() for word in ("import subprocess", "popen_uci", "Popen("))]
+    assert offenders == []

@@ -14,7 +14,7 @@ importable: measured on the project's 2-core machines (res6x64, batch 1..64) it 
 speed with two threads under load where torch collapses (`python -m
 engine.nn.throughput`).  The ONNX path can run without torch ever being imported
 (cached export, see onnx_backend): ~80 MB RSS against ~245 MB with torch
-(`python -m engine.nn.footprint`), which keeps a Gomocup brain under its 350 MB.
+(`python benchmarks/nn_footprint.py`), which keeps a Gomocup brain under its 350 MB.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The Gomocup judge counts a brain's memory against 350 MB, and importing torch alone
 costs a few hundred MB, so the gomoku brain must evaluate through ONNX Runtime
-without torch.  `python -m engine.nn.footprint` measures both paths, each in a fresh
+without torch.  `python benchmarks/nn_footprint.py` measures both paths, each in a fresh
 process: a random res6x64 checkpoint is exported once (that export is what a second
 brain start finds), then one process evaluates through ONNX and one through torch.
 """
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         NetworkEvaluator(weights, device="cpu", backend="onnx", cache_dir=tmp)  # export once
         for backend in ("onnx", "torch"):
             result = subprocess.run(
-                [sys.executable, "-m", "engine.nn.footprint", "--size", str(args.size),
+                [sys.executable, __file__, "--size", str(args.size),
                  "--batch", str(args.batch), "--probe", weights, backend, tmp],
                 capture_output=True, text=True, check=True)
             report = json.loads(result.stdout)

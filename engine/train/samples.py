@@ -1,0 +1,340 @@
+"""Training samples, npz shards and batches (numpy only, no torch).
+
+A sample is one searched position:
+  planes  uint8 [C, H, W]: the codec's planes, quantised exactly.  Every plane is a
+          multiple of 1/divisor (divisor 1 for the 0/1 planes, 100 for the chess
+          fifty-move plane), and q / divisor in float32 is bit-for-bit what the codec
+          computes, so a network trains on exactly what it will see when playing.
+  moves   int16 [L]: policy indices of state.legal_moves(), in that order
+          (codec.legal_index: chess from * 73 + slot in the side-to-move frame; gomoku
+          the cell y * width + x of the sample's own board).
+  probs   float32 [L]: the policy target over those moves, summing to 1.  Sparse over
+          the legal moves, so the target is never on an illegal move and the legal
+          list doubles as the loss's mask (a dense chess target would be 4672 floats).
+  value   +1 / 0 / -1: the game's result for the side to move (WDL class 1 - value:
+          0 win, 1 draw, 2 loss, the model's head order).
+  ply, to_play, game: where it came from (game = index of the game in its batch).
+
+A shard is one compressed npz of one board shape (gomoku batches of several sizes
+write one shard per size: a training batch then needs no padding, whose zeros would
+skew BatchNorm's batch statistics).  Arrays: planes [N, C, H, W], move_offset [N + 1]
+(sample i's moves are moves[move_offset[i]:move_offset[i + 1]]), moves [M], probs [M],
+value, ply, to_play, game [N], and meta (a JSON string: format, version, game, width,
+height, rule, codec_version, divisors, notes).  Shards are written to a temp file and
+renamed, so a killed run never leaves half a shard.
+
+Gomoku symmetry augmentation (8 on squares, 4 on rectangles) happens at batch time:
+the same permutation moves the planes' cells and the target's cells.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from engine.games.base import Outcome
+from engine.nn.files import atomic_write
+
+__all__ = [
+    "GameSpec", "Sample", "Dataset", "Bucket", "Batch", "ShardError", "SHARD_FORMAT",
+    "make_sample", "with_outcome", "write_shard", "read_shards", "shard_paths", "sample_batch",
+    "policy_size", "first_player_results",
+]
+
+SHARD_FORMAT = "plyzero-samples"
+SHARD_VERSION = 1
+_CHESS_DIVISORS = {30: 100.0}  # codec_chess plane 30: min(halfmove clock, 100) / 100
+
+
+class ShardError(ValueError):
+    """A shard that cannot be read or mixed with the others; the message is one line."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game as plain data (picklable, for worker processes): name plus gomoku board and rule."""
+    name: str
+    width: int = 15
+    height: int = 15
+    rule: str = "freestyle"
+
+    def make(self) -> Any:
+        from engine.games import get_game
+        if self.name == "chess":
+            return get_game("chess")
+        return get_game(self.name, width=self.width, height=self.height, rule=self.rule)
+
+    @property
+    def label(self) -> str:
+        return "chess" if self.name == "chess" else f"gomoku{self.width}x{self.height}"
+
+    @classmethod
+    def of(cls, game: Any) -> "GameSpec":
+        if game.name == "chess":
+            return cls("chess", 8, 8, "")
+        return cls(game.name, game.width, game.height, game.rule)
+
+
+def _codec(game: str) -> Any:
+    from engine.nn import codec_chess, codec_gomoku
+    return codec_chess if game == "chess" else codec_gomoku
+
+
+def _divisors(game: str) -> np.ndarray:
+    divisors = np.ones(_codec(game).PLANES, dtype=np.float32)
+    if game == "chess":
+        for plane, divisor in _CHESS_DIVISORS.items():
+            divisors[plane] = divisor
+    return divisors
+
+
+def policy_size(game: str, height: int, width: int) -> int:
+    """Length of the flat policy index space: 4672 for chess, H * W for gomoku."""
+    return _codec("chess").POLICY_SIZE if game == "chess" else height * width
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One position with its targets; see the module docstring for the frames."""
+    planes: np.ndarray
+    moves: np.ndarray
+    probs: np.ndarray
+    value: int
+    ply: int
+    to_play: int
+    game: int = 0
+
+
+def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: int = 0) -> Sample:
+    """A sample for `state` with `policy` (weights over state.legal_moves(): visit counts,
+    a one-hot, a soft teacher target) normalised to sum 1.  value stays 0 until
+    with_outcome fills it in at the end of the game."""
+    name = "chess" if hasattr(state, "board") else "gomoku"
+    codec = _codec(name)
+    weights = np.asarray(policy, dtype=np.float64)
+    legal = codec.legal_index(state)
+    if weights.shape != legal.shape:
+        raise ValueError(f"{weights.size} policy weights for {legal.size} legal moves")
+    total = weights.sum()
+    if not total > 0 or (weights < 0).any():
+        raise ValueError("policy weights must be >= 0 with a positive sum")
+    divisors = _divisors(name)
+    planes = codec.encode([state])[0]
+    quantised = np.rint(planes * divisors[:, None, None])
+    if quantised.min() < 0 or quantised.max() > 255 or not np.array_equal(
+            quantised.astype(np.float32) / divisors[:, None, None], planes):
+        raise ValueError("the codec's planes do not quantise exactly (codec changed? update _divisors)")
+    return Sample(planes=quantised.astype(np.uint8), moves=legal.astype(np.int16),
+                  probs=(weights / total).astype(np.float32), value=0, ply=int(state.ply),
+                  to_play=int(state.to_play), game=game_index)
+
+
+def with_outcome(samples: Sequence[Sample], outcome: Outcome) -> list[Sample]:
+    """The game's samples with value = the result for each sample's side to move."""
+    return [replace(s, value=int(outcome.value_for(s.to_play))) for s in samples]
+
+
+def first_player_results(samples: Iterable[Sample]) -> dict[int, float]:
+    """game index -> result for the first player (+1 / 0 / -1), read off its samples."""
+    results: dict[int, float] = {}
+    for s in samples:
+        results.setdefault(s.game, float(s.value if s.to_play == 0 else -s.value))
+    return results
+
+
+# --- shards ---------------------------------------------------------------------------------
+
+def write_shard(path: str | Path, samples: Sequence[Sample], spec: GameSpec, notes: str = "") -> Path:
+    """Write samples (all of `spec`'s board) as one npz shard, atomically.  Returns the path."""
+    if not samples:
+        raise ValueError("a shard needs at least one sample")
+    shapes = {s.planes.shape for s in samples}
+    if len(shapes) != 1:
+        raise ValueError(f"one board shape per shard, got {sorted(shapes)}")
+    _, height, width = shapes.pop()
+    if (height, width) != ((8, 8) if spec.name == "chess" else (spec.height, spec.width)):
+        raise ValueError(f"samples are {width}x{height}, the spec says {spec.width}x{spec.height}")
+    counts = np.array([s.moves.size for s in samples], dtype=np.int64)
+    meta = {
+        "format": SHARD_FORMAT, "version": SHARD_VERSION, "game": spec.name,
+        "width": width, "height": height, "rule": spec.rule,
+        "codec_version": _codec(spec.name).CODEC_VERSION,
+        "divisors": _divisors(spec.name).tolist(), "samples": len(samples), "notes": notes,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    arrays: dict[str, Any] = {
+        "meta": np.array(json.dumps(meta)),
+        "planes": np.stack([s.planes for s in samples]),
+        "move_offset": np.concatenate([[0], np.cumsum(counts)]),
+        "moves": np.concatenate([s.moves for s in samples]).astype(np.int16),
+        "probs": np.concatenate([s.probs for s in samples]).astype(np.float32),
+        "value": np.array([s.value for s in samples], dtype=np.int8),
+        "ply": np.array([s.ply for s in samples], dtype=np.int32),
+        "to_play": np.array([s.to_play for s in samples], dtype=np.uint8),
+        "game": np.array([s.game for s in samples], dtype=np.int32),
+    }
+    atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays))
+    return Path(path)
+
+
+def shard_paths(sources: Iterable[str | Path]) -> list[Path]:
+    """Files and directories (every *.npz inside, sorted) -> shard paths; ShardError if none."""
+    paths: list[Path] = []
+    for source in sources:
+        source = Path(source)
+        if source.is_dir():
+            paths.extend(sorted(source.glob("*.npz")))
+        elif source.is_file():
+            paths.append(source)
+        else:
+            raise ShardError(f"{source}: no such shard or directory")
+    if not paths:
+        raise ShardError("no shards found (expected *.npz files)")
+    return paths
+
+
+@dataclass
+class Bucket:
+    """All samples of one board shape, stored as in a shard (CSR policy targets)."""
+    height: int
+    width: int
+    planes: np.ndarray
+    move_offset: np.ndarray
+    moves: np.ndarray
+    probs: np.ndarray
+    value: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.value.shape[0])
+
+
+@dataclass
+class Dataset:
+    """Samples of one game from many shards, grouped by board shape."""
+    game: str
+    divisors: np.ndarray
+    buckets: list[Bucket]
+    sources: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return sum(len(b) for b in self.buckets)
+
+    def describe(self) -> str:
+        sizes = ", ".join(f"{b.width}x{b.height}: {len(b)}" for b in self.buckets)
+        return f"{len(self)} {self.game} samples from {len(self.sources)} shards ({sizes})"
+
+
+def _read_one(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+        meta = json.loads(str(arrays.pop("meta")))
+    except Exception as exc:  # zip, json, key and EOF errors all mean "unusable"
+        raise ShardError(f"{path}: unreadable shard ({type(exc).__name__}: {str(exc)[:80]})") from None
+    if meta.get("format") != SHARD_FORMAT or meta.get("version") != SHARD_VERSION:
+        raise ShardError(f"{path}: not a version {SHARD_VERSION} PlyZero sample shard")
+    game = meta.get("game")
+    if game not in ("chess", "gomoku"):
+        raise ShardError(f"{path}: unknown game {game!r}")
+    if meta.get("codec_version") != _codec(game).CODEC_VERSION:
+        raise ShardError(f"{path}: {game} codec version {meta.get('codec_version')}, "
+                         f"this engine encodes version {_codec(game).CODEC_VERSION}")
+    return meta, arrays
+
+
+def read_shards(paths: Iterable[str | Path], expect_game: str | None = None) -> Dataset:
+    """Load shards (files or directories of *.npz) into one Dataset, bucketed by board shape."""
+    files = shard_paths(paths)
+    game = expect_game
+    groups: dict[tuple[int, int], list[dict[str, np.ndarray]]] = {}
+    for path in files:
+        meta, arrays = _read_one(path)
+        if game is None:
+            game = meta["game"]
+        elif meta["game"] != game:
+            raise ShardError(f"{path}: a {meta['game']} shard, expected {game}")
+        groups.setdefault((meta["height"], meta["width"]), []).append(arrays)
+    assert game is not None
+    buckets = []
+    for (height, width), parts in sorted(groups.items()):
+        offsets, base = [np.zeros(1, dtype=np.int64)], 0
+        for part in parts:
+            offsets.append(part["move_offset"][1:] + base)
+            base += int(part["move_offset"][-1])
+        buckets.append(Bucket(
+            height=height, width=width,
+            planes=np.concatenate([p["planes"] for p in parts]),
+            move_offset=np.concatenate(offsets),
+            moves=np.concatenate([p["moves"] for p in parts]).astype(np.int64),
+            probs=np.concatenate([p["probs"] for p in parts]),
+            value=np.concatenate([p["value"] for p in parts]).astype(np.int64)))
+    return Dataset(game=game, divisors=_divisors(game), buckets=buckets,
+                   sources=[str(p) for p in files])
+
+
+# --- batches --------------------------------------------------------------------------------
+
+@dataclass
+class Batch:
+    """Training arrays for one forward pass (all samples one board shape).
+
+    planes float32 [B, C, H, W]; target float32 [B, P] (policy target, zero off the legal
+    moves); legal bool [B, P]; wdl int64 [B] (0 win, 1 draw, 2 loss for the side to move).
+    P = policy_size(game, H, W).
+    """
+    planes: np.ndarray
+    target: np.ndarray
+    legal: np.ndarray
+    wdl: np.ndarray
+
+
+def _perm_table(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """(perm [S, N], inverse [S, N]): perm[k, i] is where cell i goes under symmetry k."""
+    from engine.games.gomoku import symmetry_permutations
+    perms = np.asarray(symmetry_permutations(width, height), dtype=np.int64)
+    inverse = np.empty_like(perms)
+    rows = np.arange(perms.shape[0])[:, None]
+    inverse[rows, perms] = np.arange(perms.shape[1])[None, :]
+    return perms, inverse
+
+
+def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
+                 augment: bool = True, indices: np.ndarray | None = None,
+                 bucket: int | None = None) -> Batch:
+    """A batch drawn uniformly with replacement (all draws from `rng`, so a saved rng state
+    replays the same batches).  The bucket is chosen with probability proportional to its
+    size.  augment: one random board symmetry per gomoku sample.  `indices` (with `bucket`)
+    picks fixed samples instead, for tests and evaluation."""
+    sizes = np.array([len(b) for b in dataset.buckets], dtype=np.float64)
+    if bucket is None:
+        bucket = int(rng.choice(len(sizes), p=sizes / sizes.sum())) if len(sizes) > 1 else 0
+    chosen = dataset.buckets[bucket]
+    if indices is None:
+        indices = rng.integers(0, len(chosen), size=batch_size)
+    indices = np.asarray(indices, dtype=np.int64)
+    n = indices.size
+    h, w = chosen.height, chosen.width
+    starts, ends = chosen.move_offset[indices], chosen.move_offset[indices + 1]
+    counts = ends - starts
+    entries = np.repeat(starts - np.cumsum(np.r_[0, counts[:-1]]), counts) + np.arange(counts.sum())
+    rows = np.repeat(np.arange(n), counts)
+    moves = chosen.moves[entries]
+    planes = chosen.planes[indices]
+    if augment and dataset.game == "gomoku":
+        perms, inverse = _perm_table(w, h)
+        sym = rng.integers(0, perms.shape[0], size=n)
+        flat = planes.reshape(n, planes.shape[1], h * w)
+        # new cell j holds old cell inverse[j]: the stones, the last move and the mask all move.
+        planes = np.take_along_axis(flat, inverse[sym][:, None, :], axis=2).reshape(planes.shape)
+        moves = perms[sym[rows], moves]
+    size = policy_size(dataset.game, h, w)
+    target = np.zeros((n, size), dtype=np.float32)
+    legal = np.zeros((n, size), dtype=bool)
+    target[rows, moves] = chosen.probs[entries]
+    legal[rows, moves] = True
+    return Batch(planes=planes.astype(np.float32) / dataset.divisors[None, :, None, None],
+                 target=target, legal=legal, wdl=(1 - chosen.value[indices]).astype(np.int64))

@@ -1,0 +1,140 @@
+"""Self-play: many games in lockstep, one MCTS.search_many per move over all unfinished games.
+
+`selfplay_batch(spec, weights, n_games, config, seed) -> list[Sample]` is a plain function
+of its inputs (a game description, a network file path, numbers): it opens the network
+itself and holds no global state, so a local process pool or a Ray task can run it and
+the caller writes the shard (engine/train/jobs.py).  The same inputs give the same
+samples on the same machine and backend: every random choice (root noise, temperature
+sampling) is drawn from generators seeded by (seed, game index).
+
+Per move: root visit counts (SearchResult.visits) normalised are the policy target;
+the move played is sampled from visits^(1/T) with T = 1 for the first
+`temperature_plies` plies and is the search's best move after that (a proven win is
+always played).  Values are filled in from each game's final outcome.  Chess games
+stop at `max_plies` as a draw; resignation is off unless `resign_value` is set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.games.base import Outcome
+from engine.search.mcts import MCTS, MCTSConfig
+from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
+from engine.types import Limits, SearchResult
+
+__all__ = ["SelfPlayConfig", "selfplay_batch", "game_seed", "CHESS_MAX_PLIES"]
+
+CHESS_MAX_PLIES = 300
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """playouts: MCTS playouts per move.  leaves_per_batch: leaves per tree per network call
+    (so one call evaluates up to games x leaves_per_batch positions).
+    temperature_plies: plies played by sampling visits (T = 1); then the best move.
+    max_plies: a game still running after this many plies is a draw (None: chess 300,
+    gomoku no cap).  resign_value: the side to move resigns when its root value falls
+    to this or below (e.g. -0.95) after resign_min_ply plies; None = never.
+    device / backend / threads: how the network runs (threads = 1 when many workers share
+    the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's."""
+    playouts: int = 200
+    leaves_per_batch: int = 8
+    temperature_plies: int = 8
+    max_plies: int | None = None
+    resign_value: float | None = None
+    resign_min_ply: int = 20
+    c_init: float = 1.25
+    dirichlet_alpha: float | None = None
+    dirichlet_epsilon: float = 0.25
+    device: str = "cpu"
+    backend: str = "auto"
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.playouts < 1 or self.leaves_per_batch < 1 or self.temperature_plies < 0:
+            raise ValueError("playouts and leaves_per_batch must be >= 1, temperature_plies >= 0")
+
+
+def game_seed(seed: int, index: int) -> int:
+    """A distinct 63-bit seed for game `index` of a batch seeded with `seed`."""
+    mixed = np.random.SeedSequence([seed & 0xFFFFFFFFFFFFFFFF, index]).generate_state(2, np.uint32)
+    return (int(mixed[0]) << 31) ^ int(mixed[1])
+
+
+class _Game:
+    """One game in flight: its state, samples so far, its move sampler, its end."""
+    __slots__ = ("index", "state", "seed", "rng", "samples", "outcome")
+
+    def __init__(self, index: int, state: Any, seed: int):
+        self.index, self.state, self.seed = index, state, seed
+        self.rng = np.random.default_rng(seed)
+        self.samples: list[Sample] = []
+        self.outcome: Outcome | None = None
+
+
+def _choose(result: SearchResult, visits: np.ndarray, state: Any, sample: bool,
+            rng: np.random.Generator) -> Any:
+    """The move to play: sampled ~ visits (T = 1) in the opening, else the search's choice.
+    A proven result (mate_plies set) is played as searched: sampling could walk past a win."""
+    proven = result.info is not None and result.info.mate_plies is not None
+    if not sample or proven or visits.sum() <= 0:
+        return result.best_move
+    return state.legal_moves()[int(rng.choice(visits.size, p=visits / visits.sum()))]
+
+
+def selfplay_batch(spec: GameSpec, weights: str | Path | None, n_games: int,
+                   config: SelfPlayConfig = SelfPlayConfig(), seed: int = 0) -> list[Sample]:
+    """Play n_games self-play games in lockstep and return their samples (in game order).
+
+    weights: a checkpoint or .onnx path; None plays with uniform priors and value 0 (a
+    network-free start).  Sample.game is the game's index in this batch.
+    """
+    if n_games < 1:
+        raise ValueError("n_games must be >= 1")
+    game = spec.make()
+    if weights is None:
+        from engine.evaluators import UniformEvaluator
+        evaluator: Any = UniformEvaluator()
+    else:
+        from engine.nn.evaluator import NetworkEvaluator
+        evaluator = NetworkEvaluator(str(weights), device=config.device, backend=config.backend,
+                                     threads=config.threads, expect_game=spec.name,
+                                     max_batch=max(64, n_games * config.leaves_per_batch))
+    mcts = MCTS(evaluator, MCTSConfig(
+        c_init=config.c_init, leaves_per_batch=config.leaves_per_batch, noise=True,
+        dirichlet_alpha=config.dirichlet_alpha, dirichlet_epsilon=config.dirichlet_epsilon,
+        temperature=0.0, default_nodes=config.playouts))
+    max_plies = config.max_plies
+    if max_plies is None and spec.name == "chess":
+        max_plies = CHESS_MAX_PLIES
+    limits = Limits(nodes=config.playouts)
+    games = [_Game(i, game.initial_state(), game_seed(seed, i)) for i in range(n_games)]
+    active = list(games)
+    while active:
+        results = mcts.search_many([g.state for g in active], limits, seeds=[g.seed for g in active])
+        still: list[_Game] = []
+        for g, result in zip(active, results):
+            state = g.state
+            visits = np.asarray(result.visits, dtype=np.float64)
+            g.samples.append(make_sample(state, visits, g.index))
+            if (config.resign_value is not None and state.ply >= config.resign_min_ply
+                    and result.value <= config.resign_value):
+                g.outcome = Outcome(winner=1 - state.to_play, reason="resignation")
+                continue
+            g.state = state.play(_choose(result, visits, state, state.ply < config.temperature_plies, g.rng))
+            g.outcome = g.state.outcome()
+            if g.outcome is None and max_plies is not None and g.state.ply >= max_plies:
+                g.outcome = Outcome(winner=None, reason="ply cap")
+            if g.outcome is None:
+                still.append(g)
+        active = still
+    samples: list[Sample] = []
+    for g in games:
+        assert g.outcome is not None
+        samples.extend(with_outcome(g.samples, g.outcome))
+    return samples
+

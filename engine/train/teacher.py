@@ -1,0 +1,163 @@
+"""Supervised bootstrap: games played by a teacher, its choices as policy targets.
+
+`teacher_batch(spec, n_games, config, seed) -> list[Sample]` is a plain function of its
+inputs, like selfplay_batch: it builds its own teacher and closes it before returning.
+The teacher is our alpha-beta unless `make_teacher` names another: an external chess
+engine is driven by `protocols.uci_teacher.uci_teacher` (engine/ starts no processes).
+
+Targets: one-hot on the teacher's move, or with `multipv` = k > 1 a soft target
+softmax(value / soft_tau) over the k best lines' first moves (values in [-1, 1] from the
+side to move, as SearchInfo reports them).  Diversity: `opening_plies` random plies
+start each game (not recorded; gomoku stones near the centre), then with probability
+`epsilon` a ply plays a random move instead of the teacher's (still recorded with the
+teacher's target).  Values come from each game's final outcome.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from engine.games.base import Outcome
+from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
+from engine.train.selfplay import CHESS_MAX_PLIES, game_seed
+from engine.types import Limits, Move, SearchInfo, value_from_cp
+
+__all__ = ["TeacherConfig", "Teach", "TeacherFactory", "teacher_batch", "soft_target"]
+
+
+@dataclass(frozen=True)
+class TeacherConfig:
+    """depth / movetime: the teacher's limit per move (at least one).  multipv: lines per
+    move for a soft target (1 = one-hot).  soft_tau: temperature of that softmax, in value
+    units.  opening_plies / opening_radius: random plies at the start (gomoku: within
+    opening_radius cells of the centre).  epsilon: chance that a ply plays a random move
+    (gomoku: next to a stone).  max_plies: a longer game is a draw (None: chess 300,
+    gomoku no cap).  hash_mb: our alpha-beta's table.  uci: chess only, an external
+    engine's command line (argv) for a `make_teacher` that drives one (see
+    protocols.uci_teacher); uci_options: (name, value) pairs it is configured with."""
+    depth: int | None = 2
+    movetime: float | None = None
+    multipv: int = 1
+    soft_tau: float = 0.1
+    opening_plies: int = 4
+    opening_radius: int = 3
+    epsilon: float = 0.05
+    max_plies: int | None = None
+    hash_mb: int = 16
+    uci: tuple[str, ...] | None = None
+    uci_options: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.depth is None and self.movetime is None:
+            raise ValueError("the teacher needs a depth or a movetime")
+        if self.multipv < 1 or self.soft_tau <= 0 or not 0.0 <= self.epsilon <= 1.0:
+            raise ValueError("multipv >= 1, soft_tau > 0 and 0 <= epsilon <= 1")
+
+
+def soft_target(legal: list[Move], lines: list[tuple[Move, float]], tau: float) -> np.ndarray:
+    """Weights over `legal`: softmax(value / tau) over the lines' moves, 0 elsewhere."""
+    target = np.zeros(len(legal))
+    index = {move: j for j, move in enumerate(legal)}
+    scored = [(index[move], value) for move, value in lines if move in index]
+    if not scored:
+        raise ValueError("no teacher line starts with a legal move")
+    values = np.array([v for _, v in scored]) / tau
+    weights = np.exp(values - values.max())
+    for (j, _), w in zip(scored, weights):
+        target[j] += w
+    return target / target.sum()
+
+
+# A teacher answers a state with (move it would play, weights over state.legal_moves()).
+Teach = Callable[[Any, int], tuple[Move, np.ndarray]]  # (state, game index) -> (move, target)
+TeacherFactory = Callable[["TeacherConfig"], tuple[Teach, Callable[[], None]]]
+
+
+def _alphabeta_teacher(game: Any, config: TeacherConfig) -> tuple[Teach, Callable[[], None]]:
+    from engine.factory import PlayerOptions, make_searcher
+    searcher = make_searcher(game, PlayerOptions(player="alphabeta", hash_mb=config.hash_mb))
+    limits = Limits(depth=config.depth, time=config.movetime, multipv=config.multipv)
+    current = [-1]
+
+    def teach(state: Any, game_index: int) -> tuple[Move, np.ndarray]:
+        if current[0] != game_index:
+            searcher.new_game()
+            current[0] = game_index
+        infos: list[SearchInfo] = []
+        result = searcher.search(state, limits, on_info=infos.append)
+        legal = list(state.legal_moves())
+        if config.multipv == 1 or result.info is None or result.info.depth == 0:
+            return result.best_move, soft_target(legal, [(result.best_move, 0.0)], 1.0)
+        final = {info.multipv: info for info in infos if info.depth == result.info.depth and info.pv}
+        lines = [(info.pv[0], info.value) for _, info in sorted(final.items())]
+        return result.best_move, soft_target(legal, lines, config.soft_tau)
+
+    return teach, lambda: None
+
+
+def _random_move(state: Any, rng: random.Random, radius: int | None = None) -> Move:
+    """Chess: any legal move.  Gomoku: a cell within `radius` of the centre (opening),
+    else next to a stone, so a random ply is still a move a player might consider."""
+    legal = list(state.legal_moves())
+    if not hasattr(state, "cells"):
+        return rng.choice(legal)
+    w, h = state.width, state.height
+    if radius is not None or state.ply == 0:
+        r = radius if radius is not None else 1
+        cx, cy = (w - 1) / 2, (h - 1) / 2
+        near = [m for m in legal if abs(m % w - cx) <= r + 0.5 and abs(m // w - cy) <= r + 0.5]
+    else:
+        stones = [i for i, c in enumerate(state.cells) if c]
+        near = [m for m in legal if any(abs(m % w - s % w) <= 1 and abs(m // w - s // w) <= 1 for s in stones)]
+    return rng.choice(near or legal)
+
+
+def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherConfig(),
+                  seed: int = 0, make_teacher: TeacherFactory | None = None) -> list[Sample]:
+    """Play n_games teacher games (one after another) and return their samples in game order.
+
+    make_teacher(config) -> (teach, close): None = our alpha-beta; it must be a top-level
+    function (picklable) so process pools and Ray can ship it with the job."""
+    if n_games < 1:
+        raise ValueError("n_games must be >= 1")
+    game = spec.make()
+    if config.uci is not None and spec.name != "chess":
+        raise ValueError("an external UCI teacher plays chess only")
+    if config.uci is not None and make_teacher is None:
+        raise ValueError("an external UCI teacher needs make_teacher=protocols.uci_teacher.uci_teacher")
+    teach, close = make_teacher(config) if make_teacher is not None else _alphabeta_teacher(game, config)
+    max_plies = config.max_plies
+    if max_plies is None and spec.name == "chess":
+        max_plies = CHESS_MAX_PLIES
+    samples: list[Sample] = []
+    try:
+        for index in range(n_games):
+            samples.extend(_play(game, teach, config, index, random.Random(game_seed(seed, index)), max_plies))
+    finally:
+        close()
+    return samples
+
+
+def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: random.Random,
+          max_plies: int | None) -> list[Sample]:
+    state = game.initial_state()
+    for _ in range(config.opening_plies):
+        if state.outcome() is not None:
+            break
+        state = state.play(_random_move(state, rng, config.opening_radius))
+    recorded: list[Sample] = []
+    outcome: Outcome | None = state.outcome()
+    while outcome is None:
+        move, target = teach(state, index)
+        recorded.append(make_sample(state, target, index))
+        if rng.random() < config.epsilon:
+            move = _random_move(state, rng)
+        state = state.play(move)
+        outcome = state.outcome()
+        if outcome is None and max_plies is not None and state.ply >= max_plies:
+            outcome = Outcome(winner=None, reason="ply cap")
+    return with_outcome(recorded, outcome)
+
