@@ -161,8 +161,7 @@ def test_candidates_are_capped_and_near_stones():
         state = state.play(rng.choice([m for m in state.legal_moves() if 4 <= m % 15 <= 10 and 4 <= m // 15 <= 10]))
     board = GomokuSearchBoard.from_state(state, max_candidates=10)
     moves = board.ordered_moves()
-    if len(moves) > 1 and len(moves) != 10:
-        pytest.skip("a forced position")  # pragma: no cover (seeded: not forced)
+    assert len(moves) == 10, "the seeded position must be an open one, where the cap bites"
     stones = [(m % 15, m // 15) for m in range(225) if state.cells[m]]
     for move, _ in moves:
         x, y = move % 15, move // 15
