@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena.clock import MoveLimits, TimeControlError, parse_tc
+from engine.factory import find_weights
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -237,7 +238,7 @@ def _engine_from_mapping(raw: Mapping[str, Any], where: str) -> EngineSpec:
             raise ConfigError(f"{where}: unknown setting {key!r} for built-in player "
                               f"(expected {', '.join(sorted(set(LIMIT_KEYS) | set(BUILTIN_SETTINGS)))})")
         settings[key] = str(raw.pop(key))
-    if "weights" in settings and not Path(settings["weights"]).is_file():
+    if "weights" in settings and not Path(find_weights(settings["weights"])).is_file():
         raise ConfigError(f"{where}: weights file {settings['weights']!r} not found")
     return EngineSpec(name=str(name or player), player=player, protocol=protocol,
                       settings=tuple(sorted(settings.items())), options=tuple(sorted(options.items())),

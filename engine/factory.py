@@ -14,7 +14,7 @@ from typing import Any
 from engine.games.base import Game
 from engine.search.limits import Searcher
 
-__all__ = ["PlayerOptions", "PLAYERS", "make_searcher", "resolve_player", "shipped_weights",
+__all__ = ["PlayerOptions", "PLAYERS", "make_searcher", "resolve_player", "shipped_weights", "find_weights",
            "UnknownPlayerError"]
 
 PLAYERS: dict[str, str] = {
@@ -58,17 +58,34 @@ class PlayerOptions:
         return [f.name for f in fields(cls)]
 
 
-def shipped_weights(game_name: str) -> Path | None:
-    """The default network shipped for a game (`weights/<game>.pt` inside the installed package)."""
+def _shipped(file_name: str) -> Path | None:
+    """A file of the installed `weights` package, if it is there."""
     try:
-        path = Path(str(resources.files("weights") / f"{game_name}.pt"))
+        path = Path(str(resources.files("weights") / file_name))
     except ModuleNotFoundError:
         return None
     return path if path.is_file() else None
 
 
+def shipped_weights(game_name: str) -> Path | None:
+    """The default network shipped for a game (`weights/<game>.pt` inside the installed package)."""
+    return _shipped(f"{game_name}.pt")
+
+
+def find_weights(name: str) -> str:
+    """A network file as given, else a shipped one by name (`gomoku-teacher-res6x64`), else
+    `name` unchanged (loading it then says what is missing)."""
+    if Path(name).is_file():
+        return name
+    shipped = _shipped(name if name.endswith((".pt", ".onnx")) else f"{name}.pt")
+    return str(shipped) if shipped is not None else name
+
+
 def resolve_player(game: Game, options: PlayerOptions) -> PlayerOptions:
-    """Turn player "auto" into mcts (when a network is named or shipped) or alphabeta."""
+    """Turn player "auto" into mcts (when a network is named or shipped) or alphabeta, and a
+    shipped network's name into its path."""
+    if options.weights is not None:
+        options = options.with_changes(weights=find_weights(options.weights))
     if options.player != "auto":
         return options
     weights = options.weights or shipped_weights(game.name)
