@@ -1,0 +1,46 @@
+"""Every shipped network matches its model card, loads safely, and plays through its name."""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+import weights
+from engine.factory import PlayerOptions, find_weights, make_searcher
+from engine.games import get_game
+from engine.nn.checkpoint import load_checkpoint
+from engine.types import Limits
+
+FOLDER = Path(weights.__file__).parent
+CARD = (FOLDER / "README.md").read_text()
+NETWORKS = sorted(FOLDER.glob("*.pt"))
+
+
+def test_there_is_a_shipped_network_and_a_card_row_for_each():
+    assert NETWORKS
+    for path in NETWORKS:
+        assert f"`{path.name}`" in CARD, f"{path.name} has no row in weights/README.md"
+
+
+@pytest.mark.parametrize("path", NETWORKS, ids=lambda p: p.name)
+def test_card_sha256_matches_the_file_and_the_checkpoint_loads(path: Path):
+    row = next(line for line in CARD.splitlines() if f"`{path.name}`" in line)
+    card_sha = re.search(r"`([0-9a-f]{64})`", row)
+    assert card_sha is not None and card_sha.group(1) == hashlib.sha256(path.read_bytes()).hexdigest()
+    _, meta = load_checkpoint(path)
+    assert meta["game"] in row and meta["net"] in row and str(meta["step"]) in row.replace(",", "")
+    assert path.stat().st_size <= 20 * 2**20
+    sidecar = path.with_suffix(".onnx")
+    assert sidecar.is_file(), "ship the ONNX export so the CPU path needs no torch"
+
+
+@pytest.mark.parametrize("path", NETWORKS, ids=lambda p: p.name)
+def test_a_shipped_network_plays_by_its_name(path: Path):
+    assert find_weights(path.stem) == str(path)
+    _, meta = load_checkpoint(path)
+    game = get_game("gomoku", width=11) if meta["game"] == "gomoku" else get_game("chess")
+    searcher = make_searcher(game, PlayerOptions(player="mcts", weights=path.stem, nodes=64))
+    result = searcher.search(game.initial_state(), Limits(nodes=64))
+    assert result.best_move in game.initial_state().legal_moves()
