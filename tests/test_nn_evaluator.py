@@ -18,7 +18,6 @@ from engine.nn.spec import CheckpointError
 from engine.nn.throughput import measure_throughput, sample_states
 from tests.conftest import engine_env
 
-pytest.importorskip("onnxruntime")
 
 
 @pytest.fixture(scope="module")
