@@ -63,9 +63,3 @@ class Engine:
         thread = self._thread
         if thread is not None:
             thread.join(timeout)
-
-    def search_now(self, state: State, limits: Limits) -> SearchResult:
-        """Blocking search on the caller's thread (bench, arena helpers, tests)."""
-        self.wait()
-        self._stop = threading.Event()
-        return self.searcher.search(state, limits, stop=self._stop)

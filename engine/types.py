@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Hashable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,5 +107,3 @@ class Evaluation:
     value: float
     extra: dict[str, Any] = field(default_factory=dict)
 
-
-Key = Hashable
