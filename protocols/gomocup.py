@@ -31,10 +31,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, TextIO
 
-import click
-
-from engine.cli import player_options
-from engine.factory import PlayerOptions, make_searcher, resolve_player
+from engine import __version__
+from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState
 from engine.player import Engine
@@ -44,11 +42,10 @@ from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fa
                                      format_message, move_budget, parse_ints, rule_from_bits)
 from protocols.io import LineReader, LineWriter
 
-__all__ = ["serve", "serve_stdio", "main", "GomocupBrain", "MatchSettings"]
+__all__ = ["serve", "serve_stdio", "GomocupBrain", "MatchSettings"]
 
 WATCHDOG_GRACE_S = 0.25           # past the hard limit: stop the search; as long again: fallback
 OWN, OPPONENT, MARK = 1, 2, 3     # BOARD field values
-VERSION = "0.1.0"
 
 MakeSearcher = Callable[[GomokuGame, PlayerOptions], Searcher]
 
@@ -81,7 +78,7 @@ class GomocupBrain:
     """Protocol state machine.  `handle(line)` returns False on END (exit now)."""
 
     def __init__(self, options: PlayerOptions, write: Callable[[str], None], *,
-                 searcher_factory: MakeSearcher = make_searcher):
+                 searcher_factory: MakeSearcher | None = None):
         self.options = options
         self.settings = MatchSettings()
         self._write = write
@@ -332,19 +329,13 @@ class GomocupBrain:
         if self._engine is not None:
             self._engine.stop()
             self._engine.wait()
-        chain = [options] + [options.with_changes(player=p) for p in ("alphabeta", "random")
-                             if p != options.player]
-        for candidate in chain:
-            try:
-                searcher = self._make_searcher(game, candidate)
-            except Exception as exc:
-                self._notes.append(f"player {candidate.player} unavailable ({type(exc).__name__}: {exc})")
-                continue
-            if candidate is not options:
-                self._notes.append(f"playing with {candidate.player}")
-            self._engine, self._engine_key, self._player = Engine(searcher), key, candidate.player
-            return self._engine
-        raise ProtocolError("no player could be built")
+        try:
+            built = build_player(game, options, make=self._make_searcher)
+        except PlayerBuildError as exc:
+            raise ProtocolError(f"no player could be built: {exc}") from None
+        self._notes.extend(built.notes)
+        self._engine, self._engine_key, self._player = Engine(built.searcher), key, built.player
+        return self._engine
 
     # ---- the rest ---------------------------------------------------------------------
     def _takeback(self, arg: str) -> str:
@@ -358,7 +349,7 @@ class GomocupBrain:
 
     def _about(self, arg: str) -> str:
         player = self._player or resolve_player(get_game("gomoku"), self.options).player
-        return (f'name="PlyZero", version="{VERSION}", author="PlyZero developers", '
+        return (f'name="PlyZero", version="{__version__}", author="PlyZero developers", '
                 f'country="International", player="{player}"')
 
     def _info(self, arg: str) -> None:
@@ -384,7 +375,7 @@ class GomocupBrain:
 
 
 def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *,
-          searcher_factory: MakeSearcher = make_searcher) -> int:
+          searcher_factory: MakeSearcher | None = None) -> int:
     """Speak the protocol until END (exit at once) or end of input (answer, then exit)."""
     brain = GomocupBrain(options, LineWriter(stdout), searcher_factory=searcher_factory)
     for line in LineReader(stdin):
@@ -416,10 +407,3 @@ def serve_stdio(options: PlayerOptions) -> int:
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")   # garbage bytes must not end the input thread
     return serve(options, sys.stdin, sys.stdout)
-
-
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@player_options(default_player="auto")
-def main(options: PlayerOptions) -> None:
-    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
-    sys.exit(serve_stdio(options))

@@ -31,14 +31,12 @@ from engine.nn import codec_chess, codec_gomoku
 from engine.nn.files import atomic_write
 from engine.nn.onnx_backend import (OnnxRunner, export_onnx_bytes, export_path,
                                     onnxruntime_available, open_export)
-from engine.nn.spec import CheckpointError, check_meta
+from engine.nn.spec import BACKENDS, DEVICES, CheckpointError, check_meta
 from engine.types import Evaluation
 
-__all__ = ["NetworkEvaluator", "load_evaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
+__all__ = ["NetworkEvaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
 
 SYMMETRIES = ("none", "random", "average")
-BACKENDS = ("auto", "torch", "onnx")
-DEVICES = ("auto", "cpu", "cuda", "mps")
 _NEEDS_ONNX = "the onnx backend needs onnxruntime and onnx (pip install 'plyzero[onnx]')"
 
 
@@ -321,20 +319,3 @@ def _model_meta(model: Any) -> dict:
     from engine.nn.spec import FORMAT, codec_version
     return {"format": FORMAT, "game": config.game, "codec_version": codec_version(config.game),
             "net": config.name, "config": config.to_dict(), "step": 0, "notes": "in-memory model"}
-
-
-def load_evaluator(game: Any, options: Any, **overrides: Any) -> NetworkEvaluator:
-    """The network evaluator a player asks for: options.weights, else the shipped network.
-
-    Raises CheckpointError (one line) when there is no network or it is for another game.
-    """
-    from engine.factory import shipped_weights
-    weights = options.weights or shipped_weights(game.name)
-    if weights is None:
-        raise CheckpointError("mcts needs a network: pass --weights / WeightsFile")
-    # The NN cache shares the player's memory budget (Hash / Gomocup max_memory) with the tree.
-    settings: dict[str, Any] = dict(device=options.device, backend=options.backend,
-                                    threads=options.threads, seed=options.seed,
-                                    expect_game=game.name, cache_mb=max(1.0, options.hash_mb / 2))
-    settings.update(overrides)
-    return NetworkEvaluator(weights, **settings)

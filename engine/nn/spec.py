@@ -12,12 +12,14 @@ from typing import Any, Mapping
 
 __all__ = [
     "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
-    "codec_version", "check_meta",
+    "codec_version", "check_meta", "DEVICES", "BACKENDS",
 ]
 
 FORMAT = "plyzero"
 GAMES = ("chess", "gomoku")
 NAMED_NETS = ("res2x32", "res6x64", "res10x128")
+DEVICES = ("auto", "cpu", "cuda", "mps")      # where a network runs
+BACKENDS = ("auto", "torch", "onnx")          # which runtime runs it
 _NET_NAME = re.compile(r"^res(\d+)x(\d+)$")
 
 

@@ -28,7 +28,7 @@ from engine.search.ab_board import MATE_BOUND, MATE_SCORE, TERMINAL_DRAW, TERMIN
 from engine.search.limits import Stopper
 from engine.types import Limits, Move, SearchInfo, SearchResult, value_from_cp
 
-__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable", "build"]
+__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable"]
 
 INF = MATE_SCORE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -453,15 +453,3 @@ class _Run:
                     if score >= beta:
                         break
         return best
-
-
-def build(game, options) -> AlphaBeta:
-    """The alpha-beta player for `game` (chess or gomoku), TT sized from options.hash_mb."""
-    config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if game.name == "chess":
-        from engine.search.ab_chess import ChessSearchBoard
-        return AlphaBeta(ChessSearchBoard.from_state, config)
-    if game.name == "gomoku":
-        from engine.search.ab_gomoku import board_maker
-        return AlphaBeta(board_maker(game), config)  # one pattern cache per player, kept across moves
-    raise ValueError(f"alphabeta does not play {game.name!r}")

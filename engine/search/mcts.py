@@ -27,7 +27,7 @@ from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_childre
                                searchmoves_mask)
 from engine.types import Limits, Move, SearchInfo, SearchResult
 
-__all__ = ["MCTSConfig", "MCTS", "build", "tree_node_budget"]
+__all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
 INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
 
@@ -386,23 +386,3 @@ NODE_BYTES = 4096  # measured: ~4.2 KB per expanded node (15x15 gomoku and chess
 def tree_node_budget(memory_mb: int) -> int:
     """Nodes that fit in `memory_mb` (the UCI Hash / --hash setting is the tree's budget)."""
     return max(1000, memory_mb * 2**20 // NODE_BYTES)
-
-
-def build(game, options) -> MCTS:
-    """MCTS over the network named by options (or shipped); the heuristic evaluator when
-    there is no network at all, so `--player mcts` always plays."""
-    from engine.factory import shipped_weights
-
-    if options.weights is None and shipped_weights(game.name) is None:
-        from engine.evaluators import heuristic_evaluator
-        evaluator = heuristic_evaluator(game)
-    else:
-        from engine.nn.evaluator import load_evaluator   # torch is imported only here
-        evaluator = load_evaluator(game, options)
-        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
-        # isready / Gomocup START, not out of the first move's budget.
-        evaluator.evaluate([game.initial_state()])
-    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
-                        default_nodes=options.nodes or MCTSConfig.default_nodes,
-                        max_tree_nodes=tree_node_budget(options.hash_mb))
-    return MCTS(evaluator, config)
