@@ -6,6 +6,15 @@ thread, so `END` exits at once even mid-search.
 A move request waits for nothing; any later command except INFO and END first waits
 for the pending answer, which keeps the dialogue strictly request/answer.
 
+One game state per game: `_stones` is the board as the manager describes it (who owns
+each cell), `_line` the game that led there, as states in play order (line[0] the
+set-up: an empty board or a BOARD's stones).  TURN, the brain's own answer and PLAY play
+onto the line; TAKEBACK of the last move rewinds it; START/RESTART empty it; BOARD plays
+on when the new stones continue the line (see gomocup_policy.follow_stones for the rule),
+else rebuilds it.  So the root handed to search is the state self-play reaches by the
+same moves, last move included (the network's last-move plane), and MCTS follows the
+played moves into its old tree.
+
 Choices the protocol leaves open (documented here, pinned by tests):
 - BOARD field 3 (continuous-game mark) is an occupied cell that helps neither side;
   it is counted as an opponent stone, since a brain stone is the one thing it is not.
@@ -39,7 +48,8 @@ from engine.player import Engine
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
-                                     format_message, move_budget, parse_ints, rule_from_bits)
+                                     follow_stones, format_message, move_budget, parse_ints,
+                                     rule_from_bits)
 from protocols.io import LineReader, LineWriter
 
 __all__ = ["serve", "serve_stdio", "GomocupBrain", "MatchSettings"]
@@ -85,6 +95,7 @@ class GomocupBrain:
         self._make_searcher = searcher_factory
         self._size: tuple[int, int] | None = None
         self._stones: dict[int, int] = {}          # cell -> OWN / OPPONENT / MARK
+        self._line: list[GomokuState] = []         # the game as played (see the module docstring)
         self._block: tuple[str, list[str]] | None = None   # BOARD / SWAP2BOARD lines until DONE
         self._engine: Engine | None = None
         self._engine_key: tuple[GomokuGame, PlayerOptions] | None = None
@@ -164,6 +175,7 @@ class GomocupBrain:
     def _restart(self, arg: str) -> str:
         game = self._game()
         self._stones.clear()
+        self._line = [game.initial_state()]
         # Build the player now (loading a network can take seconds) so the first move keeps its time.
         self._engine_for(game).new_game()
         return "OK"
@@ -180,24 +192,55 @@ class GomocupBrain:
             raise ProtocolError(f"no stone on {x},{y}")
         return cell
 
-    def _position(self) -> GomokuState:
-        """The brain to move: its colour follows from the stone counts."""
-        own = sorted(c for c, f in self._stones.items() if f == OWN)
-        other = sorted(c for c, f in self._stones.items() if f != OWN)
-        if len(own) == len(other):
-            first, second = own, other
-        elif len(other) == len(own) + 1:
-            first, second = other, own
+    def _position(self, listed: tuple[int, ...] = ()) -> GomokuState:
+        """The brain to move: its colour follows from the stone counts; the line is played
+        on or rebuilt to hold the stones (`listed`: a BOARD's cells in its order)."""
+        own = sum(1 for f in self._stones.values() if f == OWN)
+        other = len(self._stones) - own
+        if own == other:
+            own_stone = 1
+        elif other == own + 1:
+            own_stone = 2
         else:
-            raise ProtocolError(f"not the brain's turn: {len(own)} own and {len(other)} opponent stones")
+            raise ProtocolError(f"not the brain's turn: {own} own and {other} opponent stones")
+        game = self._game()
+        cells = bytearray(game.width * game.height)
+        for cell, f in self._stones.items():
+            cells[cell] = own_stone if f == OWN else 3 - own_stone
         try:
-            state = self._game().state_from_stones(first, second)
+            self._line = follow_stones(self._line_for(game), bytes(cells), listed)
         except GameSetupError as exc:
             raise ProtocolError(str(exc)) from None
+        state = self._line[-1]
         outcome = state.outcome()
         if outcome is not None:
             raise ProtocolError(f"the game is over ({outcome.reason})")
         return state
+
+    def _line_for(self, game: GomokuGame) -> list[GomokuState]:
+        """The line in `game` (an INFO rule change mid-game replays it under the new rule)."""
+        line = self._line
+        if line and line[0].game == game:
+            return line
+        if not line or (line[0].width, line[0].height) != (game.width, game.height):
+            return [game.initial_state()]
+        try:
+            base = line[0]
+            start = game.state_from_stones([c for c, v in enumerate(base.cells) if v == 1],
+                                           [c for c, v in enumerate(base.cells) if v == 2])
+            replayed = [start]
+            for state in line[1:]:
+                assert state.last_move is not None
+                replayed.append(replayed[-1].play(state.last_move))
+            return replayed
+        except Exception:   # a rule under which the line ended earlier
+            return [game.initial_state()]
+
+    def _play_on(self, cell: int) -> None:
+        """A stone the game gained by a move (TURN, the brain's answer, PLAY): play it on.
+        Should it not fit (odd command orders), _position rebuilds the line from the stones."""
+        if self._line and self._line[-1].is_legal(cell):
+            self._line.append(self._line[-1].play(cell))
 
     # ---- move requests --------------------------------------------------------------
     def _begin(self, arg: str) -> None:
@@ -205,11 +248,14 @@ class GomocupBrain:
 
     def _turn(self, arg: str) -> None:
         cell = self._cell(arg, empty=True)
+        line = list(self._line)
         self._stones[cell] = OPPONENT
+        self._play_on(cell)
         try:
             self._ask()
         except BaseException:
             del self._stones[cell]   # after an ERROR the brain keeps its previous position
+            self._line = line
             raise
 
     def _open_block(self, kind: str) -> None:
@@ -225,7 +271,7 @@ class GomocupBrain:
         if kind == "SWAP2BOARD":
             raise ProtocolError("swap2 openings are not supported")
         game = self._game()
-        stones: dict[int, int] = {}
+        stones: dict[int, int] = {}        # in the listed order (dicts keep it)
         for text in lines:
             x, y, f = parse_ints(text, 3, "x,y,field")
             if f not in (OWN, OPPONENT, MARK):
@@ -235,18 +281,18 @@ class GomocupBrain:
             if game.index(x, y) in stones:
                 raise ProtocolError(f"{x},{y} is given twice")
             stones[game.index(x, y)] = f
-        previous, self._stones = self._stones, stones
+        previous, played, self._stones = self._stones, list(self._line), stones
         try:
-            self._ask()
+            self._ask(tuple(stones))
         except BaseException:
-            self._stones = previous
+            self._stones, self._line = previous, played
             raise
         return None
 
-    def _ask(self) -> None:
+    def _ask(self, listed: tuple[int, ...] = ()) -> None:
         """Start searching the current position; the answer is written by the worker."""
         started = time.monotonic()
-        state = self._position()
+        state = self._position(listed)
         settings = self.settings
         limits = move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
                              len(self._stones))
@@ -302,6 +348,7 @@ class GomocupBrain:
                     info = None
                 if not self._closed:
                     self._stones[move] = OWN
+                    self._play_on(move)
                     self._spend(time.monotonic() - request.started)
                     for note in request.notes:
                         self._write("MESSAGE " + note.replace("\n", " "))
@@ -339,12 +386,16 @@ class GomocupBrain:
 
     # ---- the rest ---------------------------------------------------------------------
     def _takeback(self, arg: str) -> str:
-        del self._stones[self._cell(arg, empty=False)]
+        cell = self._cell(arg, empty=False)
+        del self._stones[cell]
+        if len(self._line) > 1 and self._line[-1].last_move == cell:
+            self._line.pop()          # the usual undo: rewind; any other stone: rebuilt at the next request
         return "OK"
 
     def _play(self, arg: str) -> str:
         cell = self._cell(arg, empty=True)
         self._stones[cell] = OWN
+        self._play_on(cell)
         return self._game().format_move(None, cell)
 
     def _about(self, arg: str) -> str:

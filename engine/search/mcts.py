@@ -83,9 +83,11 @@ class MCTS:
         self.evaluator = evaluator
         self.config = config or MCTSConfig()
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
+        self._answers: list[Move | None] = []  # per slot: the move that search answered
 
     def new_game(self) -> None:
         self._roots = []
+        self._answers = []
 
     # --- the Searcher API -----------------------------------------------------------------
 
@@ -108,7 +110,8 @@ class MCTS:
         if len(seeds) != len(states):
             raise ValueError("seeds must match states")
         old = self._roots + [None] * (len(states) - len(self._roots))
-        trees = [Tree(self._reuse(old[i], s), s, seeds[i]) for i, s in enumerate(states)]
+        answers = self._answers + [None] * (len(states) - len(self._answers))
+        trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves)
         node_limit = limits.nodes if not limits.infinite else None
@@ -128,6 +131,7 @@ class MCTS:
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
         results = [self._result(t, stopper.elapsed()) for t in trees]
+        self._answers = [r.best_move for r in results]
         head = results[0]
         if on_info is not None and head.info is not None:
             root = trees[0].root
@@ -144,10 +148,22 @@ class MCTS:
             return replace(limits, nodes=self.config.default_nodes)
         return limits
 
-    def _reuse(self, old: Node | None, state) -> Node:
-        """The old tree's node for `state` (itself, a child or a grandchild), else a new root."""
+    def _reuse(self, old: Node | None, state, answer: Move | None = None) -> Node:
+        """The old tree's node for `state` (itself, a child or a grandchild), else a new root.
+        Followed directly along the played moves (our answer, then the reply that is
+        `state.last_move`) when they are known; else looked up by key."""
         if old is not None:
             key = state.key()
+            node: Node | None = old
+            for move in (answer, getattr(state, "last_move", None), None):
+                if node is None:
+                    break
+                if node.state.to_play == state.to_play and node.state.key() == key:
+                    node.state = state
+                    return node
+                if move is None or node.moves is None or move not in node.moves:
+                    break
+                node = node.children.get(node.moves.index(move))
             frontier = [old]
             for _ in range(3):                         # the old root, children, grandchildren
                 for node in frontier:
