@@ -246,7 +246,9 @@ class Handler(BaseHTTPRequestHandler):
         body = self._body()
         token = body.get("token") if isinstance(body, dict) else None
         force = bool(body.get("force")) if isinstance(body, dict) else False
-        self._json(200, {"token": self.server.tabs.claim(token if isinstance(token, str) else None, force)})
+        token = self.server.tabs.claim(token if isinstance(token, str) else None, force)
+        self.server.session.wake()
+        self._json(200, {"token": token})
 
     def _act(self, action: Callable[[Any], None]) -> None:
         body = self._body()

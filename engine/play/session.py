@@ -70,8 +70,11 @@ class Session:
             except GameSetupError as exc:
                 raise RequestError(str(exc)) from None
             start, setup = self._position(game, settings.position)
+            fresh = None
+            if self._engine is None or self._engine_key != (game, settings.opponent):
+                fresh = self._make_searcher(game, settings.opponent)   # failing here leaves the game as it was
             self._cancel()
-            self._prepare_engine(game, settings.opponent)
+            self._use_engine(game, settings.opponent, fresh)
             with self._lock:
                 self.settings, self.game = settings, game
                 self.states, self.moves, self.texts, self.labels = [start], [], [], []
@@ -190,6 +193,11 @@ class Session:
             self._changed.wait_for(lambda: self.version > after, timeout=timeout)
             return self._snapshot()
 
+    def wake(self) -> None:
+        """Answer every waiting poll now (a tab took the game over: the old one hears it at once)."""
+        with self._lock:
+            self._bump()
+
     def close(self) -> None:
         with self._actions:
             self._cancel()
@@ -197,13 +205,14 @@ class Session:
 
     # --- searching -------------------------------------------------------------------------
 
-    def _prepare_engine(self, game: Game, opponent: Opponent) -> None:
-        """Keep the engine when the game and opponent are the same, else build a new one."""
-        if self._engine is not None and self._engine_key == (game, opponent):
+    def _use_engine(self, game: Game, opponent: Opponent, fresh: Searcher | None) -> None:
+        """A new Engine over `fresh`, or the kept one told a new game starts."""
+        if fresh is None and self._engine is not None:
             self._engine.new_game()
             return
+        assert fresh is not None
         self._close_engine()
-        self._engine = Engine(self._make_searcher(game, opponent))
+        self._engine = Engine(fresh)
         self._engine_key = (game, opponent)
 
     def _make_searcher(self, game: Game, opponent: Opponent) -> Searcher:
