@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import console_script, engine_env
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.nn import codec_gomoku

@@ -331,7 +331,9 @@ class MCTS:
         depth = round(tree.depth_sum / tree.playouts) if tree.playouts else 0
         return SearchInfo(depth=max(depth, 1), seldepth=max(tree.seldepth, 1), value=value,
                           nodes=tree.playouts, time=elapsed, pv=tuple(pv_moves(root, tree.root_mask)),
-                          mate_plies=mate, wdl=_wdl(root, value))
+                          mate_plies=mate, wdl=_wdl(root, value),
+                          root_visits=None if root.visits is None else tuple(int(v) for v in root.visits),
+                          root_priors=_raw_priors(root))
 
     def _lines(self, tree: Tree, head: SearchInfo, multipv: int, first: int | None = None) -> list[SearchInfo]:
         """MultiPV: the top `multipv` root children (ranked_children's order, `first` moved to
@@ -384,6 +386,12 @@ class MCTS:
             visits = tuple(int(j == a) for j in range(len(visits)))
         return SearchResult(best_move=move, value=info.value, info=info,
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+def _raw_priors(root: Node) -> tuple[float, ...] | None:
+    """The evaluator's priors at the root, before any self-play noise."""
+    prior = root.raw_prior if root.raw_prior is not None else root.prior
+    return None if prior is None else tuple(float(p) for p in prior)
 
 
 def _wdl(node: Node, value: float) -> tuple[int, int, int] | None:
