@@ -149,3 +149,11 @@ def test_version_is_declared_once():
     lines: list[str] = []
     UciServer(PlayerOptions(), lines.append).handle("uci")
     assert lines[0].startswith(f"id name PlyZero {engine.__version__} ")
+
+
+def test_gomocup_about_names_the_package_version():
+    import engine
+    from protocols.gomocup import GomocupBrain
+    lines: list[str] = []
+    GomocupBrain(PlayerOptions(player="random"), lines.append).handle("ABOUT")
+    assert f'version="{engine.__version__}"' in lines[0]
