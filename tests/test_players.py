@@ -157,3 +157,12 @@ def test_gomocup_about_names_the_package_version():
     lines: list[str] = []
     GomocupBrain(PlayerOptions(player="random"), lines.append).handle("ABOUT")
     assert f'version="{engine.__version__}"' in lines[0]
+
+
+def test_uci_server_starts_without_numpy():
+    """The option schema and the codec registry load nothing heavy: `uciok` stays fast."""
+    import subprocess
+    import sys
+    probe = "import protocols.uci, engine.players, engine.nn.codecs\nimport sys\nprint('numpy' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -9,9 +9,10 @@ own codec module plus one line in `_CODECS`.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Hashable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
 
-import numpy as np
+if TYPE_CHECKING:   # numpy loads with a codec, not with the registry: `uciok` stays fast
+    import numpy as np
 
 __all__ = ["GameCodec", "CellCodec", "get_codec", "codec_names"]
 
