@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from engine.games import Game, State, get_game
-from engine.players import PlayerOptions, make_searcher, resolve_player
+from engine.players import PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
@@ -98,12 +98,21 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
             game = _game_of(state, game_name)
             searcher = searchers.get(game)
             if searcher is None:
-                searcher = searchers[game] = make_searcher(game, resolved)
+                searcher = searchers[game] = _build(game, resolved, echo)
             result, elapsed = timed_search(searcher, state, game_limits)
             total_nodes += result.info.nodes if result.info is not None else 0
             total_time += elapsed
             echo(position_line(index, label, game, state, result, elapsed))
     return _totals(total_nodes, total_time, echo)
+
+
+def _build(game: Game, options: PlayerOptions, echo: Callable[[str], None]) -> Searcher:
+    """The player asked for, no fallback (a bench of another player would mislead);
+    its notes (e.g. mcts without a network) are printed as comments."""
+    built = build_player(game, options, fallbacks=())
+    for note in built.notes:
+        echo(f"# {note}")
+    return built.searcher
 
 
 def _game_of(state: State, game_name: str) -> Game:
@@ -168,7 +177,7 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
                positions: Sequence[tuple[str, State]]) -> GameBench:
     """Search each (label, state) with a fresh tree, then time the evaluator alone at
     options.batch on positions one ply past those."""
-    searcher: Any = make_searcher(game, options.with_changes(player="mcts"))
+    searcher: Any = _build(game, options.with_changes(player="mcts"), echo)
     timed = searcher.evaluator = _TimedEvaluator(searcher.evaluator)
     limits = limits or Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
     label = game.name if game.name == "chess" else f"gomoku {game.width}x{game.height}"  # type: ignore[attr-defined]

@@ -1,6 +1,9 @@
 """The Gomocup (piskvork protocol) brain: `pbrain-plyzero` and `engine gomocup`.
 
-Text <-> Engine calls, nothing else (the pure decisions live in gomocup_policy.py).
+Text <-> Engine calls, plus what the protocol leaves to the brain: the board and whose turn
+it is, a watchdog that answers a fallback move when a search overruns, time_left between
+INFO updates, and process hygiene (stderr silenced, one malloc arena).  The pure decisions
+(budgets, rule bits, the fallback move, message text) live in gomocup_policy.py.
 Input is read on its own thread (LineReader), searches run on the Engine's worker
 thread, so `END` exits at once even mid-search.
 A move request waits for nothing; any later command except INFO and END first waits
@@ -368,7 +371,8 @@ class GomocupBrain:
         """The Engine for this game and options, built on first use (lazy imports, weights)."""
         options = resolve_player(game, self.options)
         memory_mb = self.settings.max_memory // 2**20
-        if memory_mb > 0:  # tables (TT, MCTS tree + NN cache) get a slice of the judge's limit
+        if memory_mb > 0:  # Hash = 1/6 of the judge's limit: alpha-beta's TT, or MCTS's tree plus a
+            # network cache of Hash / 2 (engine/players/build.py): 1/4 of the limit at most
             options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 6)))
         key = (game, options)
         if self._engine is not None and self._engine_key == key:

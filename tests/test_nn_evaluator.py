@@ -168,7 +168,7 @@ def test_symmetry_random_still_gives_a_distribution(nets, cache_dir):
 
 
 def test_bad_settings_are_clear_errors(nets, cache_dir):
-    with pytest.raises(ValueError, match="gomoku only"):
+    with pytest.raises(ValueError, match="board symmetries"):
         NetworkEvaluator(nets["chess"], device="cpu", symmetry="average", cache_dir=cache_dir)
     with pytest.raises(ValueError, match="unknown backend"):
         NetworkEvaluator(nets["chess"], backend="tensorflow")

@@ -149,3 +149,20 @@ def test_version_is_declared_once():
     lines: list[str] = []
     UciServer(PlayerOptions(), lines.append).handle("uci")
     assert lines[0].startswith(f"id name PlyZero {engine.__version__} ")
+
+
+def test_gomocup_about_names_the_package_version():
+    import engine
+    from protocols.gomocup import GomocupBrain
+    lines: list[str] = []
+    GomocupBrain(PlayerOptions(player="random"), lines.append).handle("ABOUT")
+    assert f'version="{engine.__version__}"' in lines[0]
+
+
+def test_uci_server_starts_without_numpy():
+    """The option schema and the codec registry load nothing heavy: `uciok` stays fast."""
+    import subprocess
+    import sys
+    probe = "import protocols.uci, engine.players, engine.nn.codecs\nimport sys\nprint('numpy' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

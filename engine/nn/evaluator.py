@@ -27,7 +27,7 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from engine.nn import codec_chess, codec_gomoku
+from engine.nn.codecs import CellCodec, GameCodec, get_codec
 from engine.nn.files import atomic_write
 from engine.nn.onnx_backend import (OnnxRunner, export_onnx_bytes, export_path,
                                     onnxruntime_available, open_export)
@@ -158,10 +158,11 @@ class NetworkEvaluator:
         self.half = (self.device == "cuda") if half is None else half
         self._runner, self.meta, self.backend = self._open(source, backend, expect_game)
         self.game: str = self.meta["game"]
-        if symmetry != "none" and self.game != "gomoku":
-            raise ValueError(f"symmetry {symmetry!r} is for gomoku only")
+        self.codec: GameCodec = get_codec(self.game)
+        if symmetry != "none" and not self.codec.symmetric:
+            raise ValueError(f"symmetry {symmetry!r} is for games with board symmetries (gomoku), "
+                             f"not {self.game}")
         self.symmetry = symmetry
-        self.codec: Any = codec_chess if self.game == "chess" else codec_gomoku
         self.cache = _LRU(cache_size, cache_mb)
         self._rng = random.Random(seed)
         self._perms: dict[tuple[int, int], list[np.ndarray]] = {}
@@ -261,7 +262,8 @@ class NetworkEvaluator:
         return [_evaluation(p, w) for p, w in zip(priors, wdl)]
 
     def _symmetric(self, states: Sequence[Any]) -> list[Evaluation]:
-        """Gomoku under board symmetries: each state through one (random) or all of them."""
+        """Board symmetries (gomoku): each state through one (random) or all of them."""
+        codec: CellCodec = self.codec  # type: ignore[assignment]   # symmetric codecs are cell codecs
         jobs: list[tuple[int, np.ndarray]] = []
         for i, state in enumerate(states):
             perms = self._symmetry_perms(state.width, state.height)
@@ -272,11 +274,11 @@ class NetworkEvaluator:
         counts = np.zeros(len(states))
         for start in range(0, len(jobs), self.max_batch):
             part = jobs[start:start + self.max_batch]
-            h, w = codec_gomoku.board_shape([states[i] for i, _ in part])
-            planes = np.zeros((len(part), codec_gomoku.PLANES, h, w), dtype=np.float32)
+            h, w = codec.batch_shape([states[i] for i, _ in part])
+            planes = np.zeros((len(part), codec.planes, h, w), dtype=np.float32)
             for row, (i, perm) in enumerate(part):
                 s = states[i]
-                own = codec_gomoku.encode([s]).reshape(codec_gomoku.PLANES, -1)
+                own = codec.encode([s]).reshape(codec.planes, -1)
                 moved = np.empty_like(own)
                 moved[:, perm] = own  # cell c goes to perm[c]
                 planes[row, :, :s.height, :s.width] = moved.reshape(-1, s.height, s.width)
@@ -285,7 +287,7 @@ class NetworkEvaluator:
             for row, (i, perm) in enumerate(part):
                 s = states[i]
                 cells = policy[row, :s.height, :s.width].reshape(-1)[perm]  # back to s's frame
-                priors_sum[i] += codec_gomoku.priors_from_logits(s, cells.reshape(s.height, s.width))
+                priors_sum[i] += codec.priors_from_logits(s, cells.reshape(s.height, s.width))
                 wdl_sum[i] += wdl[row]
                 counts[i] += 1
         return [_evaluation(priors_sum[i] / counts[i], wdl_sum[i] / counts[i])
@@ -294,8 +296,7 @@ class NetworkEvaluator:
     def _symmetry_perms(self, width: int, height: int) -> list[np.ndarray]:
         perms = self._perms.get((width, height))
         if perms is None:
-            from engine.games.gomoku import symmetry_permutations
-            perms = [np.asarray(p, dtype=np.int64) for p in symmetry_permutations(width, height)]
+            perms = [np.asarray(p, dtype=np.int64) for p in self.codec.symmetries(width, height)]
             self._perms[(width, height)] = perms
         return perms
 

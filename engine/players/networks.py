@@ -5,7 +5,6 @@ engine/nn are handed a path and never ask.
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 __all__ = ["shipped_weights", "find_weights", "resolve_network"]
@@ -13,6 +12,7 @@ __all__ = ["shipped_weights", "find_weights", "resolve_network"]
 
 def _shipped(file_name: str) -> Path | None:
     """A file of the installed `weights` package, if it is there."""
+    from importlib import resources   # only when a network is asked for: `uciok` stays fast
     try:
         path = Path(str(resources.files("weights") / file_name))
     except ModuleNotFoundError:
