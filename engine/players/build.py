@@ -95,21 +95,23 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     board = _ALPHABETA_BOARDS.get(game.name)
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
-    return AlphaBeta(board(game), AlphaBetaConfig(hash_mb=options.hash_mb))
+    config = AlphaBetaConfig(hash_mb=options.hash_mb)
+    return AlphaBeta(board(game, config), config)
 
 
-def _chess_board(game: Any) -> Any:
+def _chess_board(game: Any, config: Any) -> Any:
     from engine.search.ab_chess import ChessSearchBoard
     return ChessSearchBoard.from_state
 
 
-def _gomoku_board(game: Any) -> Any:
+def _gomoku_board(game: Any, config: Any) -> Any:
     from engine.search.ab_gomoku import board_maker
-    return board_maker(game)   # one pattern cache per player, kept across moves
+    # one pattern cache and threat solver per player, kept across moves
+    return board_maker(game, threat_nodes=config.threat_nodes)
 
 
 # Alpha-beta's search board per game (a new game adds its line here).
-_ALPHABETA_BOARDS: dict[str, Callable[[Any], Any]] = {"chess": _chess_board, "gomoku": _gomoku_board}
+_ALPHABETA_BOARDS: dict[str, Callable[[Any, Any], Any]] = {"chess": _chess_board, "gomoku": _gomoku_board}
 
 
 def network_evaluator(game: Game, weights: str, options: PlayerOptions, **overrides: Any) -> Any:
@@ -143,8 +145,13 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
         evaluator.evaluate([game.initial_state()])
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
-                        max_tree_nodes=tree_node_budget(options.hash_mb))
+                        max_tree_nodes=tree_node_budget(options.hash_mb),
+                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0))
     return MCTS(evaluator, config)
+
+
+# MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
+MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 100}
 
 
 def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:

@@ -60,6 +60,7 @@ class MCTSConfig:
     formula: str = "puct"
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
+    threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -84,6 +85,10 @@ class MCTS:
         self.config = config or MCTSConfig()
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
         self._answers: list[Move | None] = []  # per slot: the move that search answered
+        self._prover = None
+        if self.config.threat_nodes > 0:
+            from engine.search.threats import TreeProver
+            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
 
     def new_game(self) -> None:
         self._roots = []
@@ -195,6 +200,8 @@ class MCTS:
                 root.raw_prior = None
             if self.config.root_tactics:
                 scan_root_tactics(root)
+            if self._prover is not None:
+                self._prover.prove_root(root)
 
     def _add_noise(self, tree: Tree) -> None:
         root = tree.root
@@ -301,6 +308,8 @@ class MCTS:
             raise ValueError(f"evaluator returned {len(evaluations)} results for {len(unique)} states")
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
+            if self._prover is not None:
+                self._prover.prove_leaf(leaf)
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf: Node, vl: float) -> int:
