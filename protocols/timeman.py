@@ -5,8 +5,11 @@ Inputs are milliseconds, exactly as UCI sends them; budgets come back in seconds
 ready for `Limits(time=hard, soft_time=soft)`.
 
 The rule (the shape of Stockfish's timeman, not its constants): `overhead` (the pipe,
-GUI and process lag the engine cannot see) is taken off the clock once, for this move;
-what is left is spread over a horizon of `movestogo` (or 40) moves, and most of the
+GUI and process lag the engine cannot see) is taken off the clock once, for this move,
+plus a fixed reserve of two more overheads that is never planned into (a Python process
+on a busy machine stalls for tens of ms now and then; at 1+0.01 under a zero-margin
+client that reserve is what stands between a stall and a loss on time); what is left
+is spread over a horizon of `movestogo` (or 40) moves, and most of the
 increment is spent on top, since it comes back after every move.  That is the
 optimum, `soft`: searchers start no new iteration after it.  `hard`, the maximum, lets
 an iteration under way (or an undecided MCTS root) run on to five times the optimum,
@@ -23,13 +26,14 @@ from typing import Sequence
 
 from engine.types import Limits
 
-__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET",
+__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET", "LAG_RESERVE",
            "SUDDEN_DEATH_HORIZON", "DEFAULT_OVERHEAD_MS"]
 
 DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` default
 MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, found at once
 SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be played
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
+LAG_RESERVE = 2          # overheads kept on the clock besides this move's (once, not per move to come)
 INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
 HARD_FACTOR = 5.0        # hard = 5 x the optimum, within the caps below
 SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
@@ -44,16 +48,17 @@ def allocate(wtime: float | None, btime: float | None, winc: float | None, binc:
 
     Only one side's clock given (fastchess with a clock for one engine): the other
     side's clock stands in for ours.  Missing or zero increments count as 0; a clock at
-    or below the overhead gives MIN_BUDGET.  Guarantees MIN_BUDGET <= soft <= hard and,
-    whenever remaining - overhead >= 2 ms, hard <= (remaining - overhead) / 2 / 1000
-    (LAST_MOVE_CAPS[1] of it on the last move before a time control).
+    or below the overhead and its reserve gives MIN_BUDGET.  Guarantees MIN_BUDGET <=
+    soft <= hard and, with usable = remaining - (1 + LAG_RESERVE) * overhead >= 2 ms,
+    hard <= HARD_CAP * usable / 1000 (LAST_MOVE_CAPS[1] of it on the last move before a
+    time control).
     """
     own, other = (wtime, btime) if turn == 0 else (btime, wtime)
     remaining = own if own is not None else other
     if remaining is None:
         raise ValueError("allocate() needs at least one of wtime/btime")
     inc = max(0.0, float((winc if turn == 0 else binc) or 0.0))
-    usable = float(remaining) - max(0.0, float(overhead))   # the overhead, once: this move's lag
+    usable = float(remaining) - (1 + LAG_RESERVE) * max(0.0, float(overhead))  # once, not per move to come
     if usable <= 0:
         return MIN_BUDGET, MIN_BUDGET
     if movestogo is not None and movestogo == 1:

@@ -16,7 +16,7 @@ from engine.games.chess import ChessGame
 from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.timeman import (HARD_CAP, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, allocate,
+from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, allocate,
                                movetime_budget)
 from protocols.uci import format_bestmove, format_info, parse_go, serve
 
@@ -40,7 +40,7 @@ def test_parse_go_cutechess_clock_then_depth():
 
 def test_parse_go_cutechess_omits_zero_increment_and_sends_movestogo():
     cmd = go("wtime 40000 btime 40000 movestogo 20", turn=1)
-    assert cmd.limits.soft_time == pytest.approx((40000 - 30) / 20 / 1000)  # the overhead, once
+    assert cmd.limits.soft_time == pytest.approx((40000 - 90) / 20 / 1000)  # the overhead, once
     assert cmd.limits.time <= (40000 - 30) / 1000
 
 
@@ -106,7 +106,7 @@ def test_allocate_never_plans_past_the_clock_after_overhead():
             (0, 30, 100)):
         soft, hard = allocate(remaining, remaining, inc, inc, mtg, 0, overhead)
         assert MIN_BUDGET <= soft <= hard
-        usable = (remaining - overhead) / 1000
+        usable = (remaining - (1 + LAG_RESERVE) * overhead) / 1000
         if usable >= 0.002:
             cap = LAST_MOVE_CAPS[1] if mtg == 1 else HARD_CAP
             assert hard <= cap * usable + 1e-12, (remaining, inc, mtg, overhead)
@@ -123,10 +123,11 @@ def test_allocate_sane_slices():
 
 
 def test_allocate_charges_the_overhead_once_and_spends_most_of_the_increment():
-    """1+0.01 with a 30 ms overhead: the first move plans (970 ms / 40) plus 3/4 of the
-    increment, where reserving 30 ms for each of 30 future moves left 12 ms."""
+    """1+0.01 with a 30 ms overhead: the first move plans the clock less the overhead and
+    its fixed reserve (910 ms) / 40, plus 3/4 of the increment, where reserving 30 ms for
+    each of 30 future moves left 12 ms and froze the last 640 ms of the clock."""
     soft, hard = allocate(1000, 1000, 10, 10, None, 0, 30)
-    assert soft == pytest.approx((970 / SUDDEN_DEATH_HORIZON + 0.75 * 10) / 1000)
+    assert soft == pytest.approx((910 / SUDDEN_DEATH_HORIZON + 0.75 * 10) / 1000)
     assert hard == pytest.approx(5 * soft)
     for overhead in (0, 30, 100):  # the overhead shifts the clock, it does not shrink the share
         with_inc, _ = allocate(60_000, 60_000, 1000, 1000, None, 0, overhead)
@@ -137,8 +138,8 @@ def test_allocate_charges_the_overhead_once_and_spends_most_of_the_increment():
 def test_allocate_spends_the_clock_down_to_the_overhead():
     """A low clock still buys thinking time while it exceeds the overhead (no dead reserve)."""
     soft, hard = allocate(300, 300, 10, 10, None, 0, 30)
-    assert soft > 0.01 and hard <= 0.135
-    assert allocate(30, 30, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
+    assert soft > 0.01 and hard <= 0.105
+    assert allocate(90, 90, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
 
 
 def test_allocate_zero_or_negative_time():
