@@ -201,28 +201,88 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--log-every", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--augment/--no-augment", default=True, show_default=True, help="Gomoku board symmetries.")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Weight of the teacher's evaluation in the value target, the rest the game result "
+                   "[0.5, chosen by measurement; a resumed run keeps its own].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.05, show_default=True,
+              help="Share of games held out for validation.")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Held-out positions measured per checkpoint.")
+@click.option("--plot/--no-plot", default=True, show_default=True,
+              help="Redraw <run>/training.png at every checkpoint (needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Torch CPU threads.")
 @click.option("--notes", default="", help="Added to the checkpoints' notes.")
 def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
-          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool, seed: int,
-          device: str, threads: int | None, notes: str) -> None:
-    """Train a network on sample shards; checkpoints and a resumable state go to --run."""
-    from engine.train.trainer import TrainConfig
+          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
+          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, progress: bool,
+          seed: int, device: str, threads: int | None, notes: str) -> None:
+    """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
+    training.png and a resumable state go to --run."""
+    from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
     from engine.train.trainer import train as run_training
 
     try:
         config = TrainConfig(batch_size=batch_size, optimizer=optimizer, lr=lr, weight_decay=weight_decay,
                              warmup_steps=warmup, decay_steps=decay_steps, augment=augment,
+                             value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend,
+                             val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
                              device=device, threads=threads)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
-                              expect_game=game, notes=notes,
-                              on_log=lambda e: click.echo(
-                                  f"step {e['step']}: loss {e['loss']:.4f} (policy {e['policy']:.4f}, "
-                                  f"value {e['value']:.4f}) lr {e['lr']:.2e}, {e['steps_per_s']:.2f} steps/s"))
+                              expect_game=game, notes=notes, on_log=lambda e: click.echo(log_line(e)),
+                              show_progress=progress)
     except ValueError as exc:  # RunError, ShardError, CheckpointError: one line each
         raise click.ClickException(str(exc)) from None
     click.echo(f"step {report.step}: wrote {report.checkpoint} ({report.data})")
+
+
+def log_line(entry: dict) -> str:
+    """One training log entry as a line for people."""
+    if entry.get("kind") == "val":
+        sign = "n/a" if entry["value_sign"] is None else f"{entry['value_sign']:.3f}"
+        return (f"step {entry['step']}: validation on {entry['samples']} positions: policy top-1 "
+                f"{entry['policy_top1']:.3f}, cross-entropy {entry['policy_ce']:.4f}; value MSE "
+                f"{entry['value_mse']:.4f} (vs result {entry['value_mse_result']:.4f}), sign {sign}")
+    if entry.get("kind") == "note":
+        return f"step {entry['step']}: {entry['text']}"
+    return (f"step {entry['step']}: loss {entry['loss']:.4f} (policy {entry['policy']:.4f}, "
+            f"value {entry['value']:.4f}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
+
+
+@main.command()
+@game_option
+@click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
+              help="Shard file or directory of shards (repeatable).")
+@click.option("--weights", "weights_list", multiple=True, required=True,
+              help="Checkpoint(s) to measure (a path or a shipped name; repeatable).")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Value target blend for value_mse [the training default].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
+              help="The held-out share, as given to `engine train` (1 = every sample).")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True)
+def validate(game: str, data: tuple[str, ...], weights_list: tuple[str, ...], value_blend: float | None,
+             val_fraction: float, val_samples: int) -> None:
+    """Measure networks on the validation split of shards (the same positions `engine train`
+    holds out), one line each: compare a new network with the shipped one."""
+    from engine.factory import find_weights
+    from engine.nn.checkpoint import load_checkpoint
+    from engine.train.samples import read_shards, split_validation
+    from engine.train.trainer import DEFAULT_VALUE_BLEND
+    from engine.train.validate import validate as measure
+
+    try:
+        everything = read_shards(data, game)
+        held_out = everything if val_fraction >= 1.0 else split_validation(everything, val_fraction)[1]
+        if held_out is None:
+            raise ValueError("no game fell into the validation split; raise --val-fraction")
+        for weights in weights_list:
+            model, _ = load_checkpoint(find_weights(weights), expect_game=game)
+            metrics = measure(model, held_out, max_samples=val_samples,
+                              value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend)
+            click.echo(f"{weights}: " + log_line({"step": "-", "kind": "val", **metrics}))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None

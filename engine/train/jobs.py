@@ -65,7 +65,8 @@ def plan_jobs(kind: str, specs: Sequence[GameSpec], total_games: int, games_per_
         for index, start in enumerate(range(0, games, games_per_shard)):
             count = min(games_per_shard, games - start)
             job_seed = game_seed(seed, s * 1_000_003 + index)
-            name = f"{kind}-{spec.label}-seed{seed}-{index:05d}.npz"
+            rule = "" if spec.rule in ("", "freestyle") else f"-{spec.rule}"   # rules must not share names
+            name = f"{kind}-{spec.label}{rule}-seed{seed}-{index:05d}.npz"
             jobs.append(Job(kind, spec, count, job_seed, str(Path(out_dir) / name), settings, weights,
                             make_teacher))
     return jobs
@@ -81,8 +82,10 @@ def run_job(job: Job) -> JobResult:
     else:
         assert isinstance(job.settings, TeacherConfig)
         samples = teacher_batch(job.spec, job.games, job.settings, job.seed, job.make_teacher)
-        who = " ".join(job.settings.uci) if job.settings.uci else "alphabeta"
-        notes = f"teacher {who} depth {job.settings.depth} movetime {job.settings.movetime}"
+        engine = job.settings.uci or job.settings.gomocup
+        who = " ".join(engine) if engine else "alphabeta"
+        notes = (f"teacher {who} depth {job.settings.depth} nodes {job.settings.nodes} "
+                 f"movetime {job.settings.movetime} multipv {job.settings.multipv}")
     seconds = time.perf_counter() - start
     write_shard(job.path, samples, job.spec, notes=f"{notes}; seed {job.seed}")
     results = list(first_player_results(samples).values())
