@@ -180,6 +180,27 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers)
 
 
+@main.command("import")
+@game_option
+@click.argument("pgn", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
+@click.option("--games-per-shard", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Stop after this many games.")
+def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games: int | None) -> None:
+    """PGN games into sample shards: the played move as the policy target, the result as the
+    value, [%eval] comments as the teacher's value (reruns skip finished shards)."""
+    from engine.train.pgn_import import import_pgn
+
+    if game != "chess":
+        raise click.BadParameter("PGN import is for chess games", param_hint="--game")
+    try:
+        report = import_pgn(pgn, out, games_per_shard=games_per_shard, max_games=max_games, on_shard=click.echo)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"import: {report.games} games ({report.skipped} skipped), {report.positions} positions in "
+               f"{report.shards_written} shards written, {report.shards_skipped} already there")
+
+
 @main.command()
 @game_option
 @click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
