@@ -71,6 +71,7 @@ def gomocup_teacher(config: TeacherConfig) -> tuple[Teach, Callable[[], None]]:
     """A TeacherFactory driving the Gomocup brain `config.gomocup`; pass it as
     teacher_batch(..., make_teacher=gomocup_teacher)."""
     assert config.gomocup is not None
+    name = config.gomocup[0]
     try:
         brain = GomocupClient(list(config.gomocup))
     except GomocupClientError as exc:
@@ -123,7 +124,7 @@ def gomocup_teacher(config: TeacherConfig) -> tuple[Teach, Callable[[], None]]:
                 answer = brain.read_answer(move_timeout)
             x, y = parse_move(answer)
         except GomocupClientError as exc:
-            raise ValueError(f"Gomocup teacher {config.gomocup[0]}: {exc}") from None
+            raise ValueError(f"Gomocup teacher {name}: {exc}") from None
         move = y * width + x
         if not state.is_legal(move):
             raise ValueError(f"the Gomocup teacher played {x},{y}, not a legal move")

@@ -17,7 +17,8 @@ PLOT_FILE = "training.png"
 
 def read_log(path: str | Path) -> tuple[list[dict], list[dict]]:
     """(train entries, validation entries) of a log.jsonl, in step order."""
-    train, val = [], []
+    train: list[dict] = []
+    val: list[dict] = []
     for line in Path(path).read_text().splitlines():
         if line.strip():
             entry = json.loads(line)
