@@ -127,7 +127,7 @@ def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, see
 
     try:
         jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
-        results = run_jobs(jobs, workers, echo=click.echo)
+        results = run_jobs(jobs, workers, echo=click.echo, show_progress=True)
     except ValueError as exc:  # bad network file, bad settings: one line, no traceback
         raise click.ClickException(str(exc)) from None
     done = [r for r in results if not r.skipped]

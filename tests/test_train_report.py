@@ -99,3 +99,18 @@ def test_cli_validate_measures_networks_on_the_held_out_games(shards, tmp_path):
     bad = CliRunner().invoke(main, ["validate", "--game", "chess", "--data", str(shards), "--weights",
                                     str(tmp_path / "a.pt")])
     assert bad.exit_code != 0 and "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_progress_writes_plain_lines_to_a_log_and_ends_with_the_total():
+    import io
+
+    from engine.train.progress import Progress
+
+    stream = io.StringIO()
+    bar = Progress(3, "teacher", stream=stream, every=3600, unit="shards")
+    bar.update(1)
+    assert stream.getvalue() == ""                           # not a terminal: no line before `every`
+    bar.update(2, note="120 positions")
+    bar.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and "3/3 shards" in lines[0] and "120 positions" in lines[0] and "\r" not in lines[0]
