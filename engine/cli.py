@@ -124,7 +124,7 @@ def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, see
 
     try:
         jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
-        results = run_jobs(jobs, workers, echo=click.echo)
+        results = run_jobs(jobs, workers, echo=click.echo, show_progress=True)
     except ValueError as exc:  # bad network file, bad settings: one line, no traceback
         raise click.ClickException(str(exc)) from None
     done = [r for r in results if not r.skipped]
@@ -177,6 +177,27 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers)
 
 
+@main.command("import")
+@game_option
+@click.argument("pgn", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
+@click.option("--games-per-shard", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Stop after this many games.")
+def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games: int | None) -> None:
+    """PGN games into sample shards: the played move as the policy target, the result as the
+    value, [%eval] comments as the teacher's value (reruns skip finished shards)."""
+    from engine.train.pgn_import import import_pgn
+
+    if game != "chess":
+        raise click.BadParameter("PGN import is for chess games", param_hint="--game")
+    try:
+        report = import_pgn(pgn, out, games_per_shard=games_per_shard, max_games=max_games, on_shard=click.echo)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"import: {report.games} games ({report.skipped} skipped), {report.positions} positions in "
+               f"{report.shards_written} shards written, {report.shards_skipped} already there")
+
+
 @main.command()
 @game_option
 @click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
@@ -198,28 +219,88 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--log-every", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--augment/--no-augment", default=True, show_default=True, help="Gomoku board symmetries.")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Weight of the teacher's evaluation in the value target, the rest the game result "
+                   "[0.5, chosen by measurement; a resumed run keeps its own].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.05, show_default=True,
+              help="Share of games held out for validation.")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Held-out positions measured per checkpoint.")
+@click.option("--plot/--no-plot", default=True, show_default=True,
+              help="Redraw <run>/training.png at every checkpoint (needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Torch CPU threads.")
 @click.option("--notes", default="", help="Added to the checkpoints' notes.")
 def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
-          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool, seed: int,
-          device: str, threads: int | None, notes: str) -> None:
-    """Train a network on sample shards; checkpoints and a resumable state go to --run."""
-    from engine.train.trainer import TrainConfig
+          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
+          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, progress: bool,
+          seed: int, device: str, threads: int | None, notes: str) -> None:
+    """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
+    training.png and a resumable state go to --run."""
+    from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
     from engine.train.trainer import train as run_training
 
     try:
         config = TrainConfig(batch_size=batch_size, optimizer=optimizer, lr=lr, weight_decay=weight_decay,
                              warmup_steps=warmup, decay_steps=decay_steps, augment=augment,
+                             value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend,
+                             val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
                              device=device, threads=threads)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
-                              expect_game=game, notes=notes,
-                              on_log=lambda e: click.echo(
-                                  f"step {e['step']}: loss {e['loss']:.4f} (policy {e['policy']:.4f}, "
-                                  f"value {e['value']:.4f}) lr {e['lr']:.2e}, {e['steps_per_s']:.2f} steps/s"))
+                              expect_game=game, notes=notes, on_log=lambda e: click.echo(log_line(e)),
+                              show_progress=progress)
     except ValueError as exc:  # RunError, ShardError, CheckpointError: one line each
         raise click.ClickException(str(exc)) from None
     click.echo(f"step {report.step}: wrote {report.checkpoint} ({report.data})")
+
+
+def log_line(entry: dict) -> str:
+    """One training log entry as a line for people."""
+    if entry.get("kind") == "val":
+        sign = "n/a" if entry["value_sign"] is None else f"{entry['value_sign']:.3f}"
+        return (f"step {entry['step']}: validation on {entry['samples']} positions: policy top-1 "
+                f"{entry['policy_top1']:.3f}, cross-entropy {entry['policy_ce']:.4f}; value MSE "
+                f"{entry['value_mse']:.4f} (vs result {entry['value_mse_result']:.4f}), sign {sign}")
+    if entry.get("kind") == "note":
+        return f"step {entry['step']}: {entry['text']}"
+    return (f"step {entry['step']}: loss {entry['loss']:.4f} (policy {entry['policy']:.4f}, "
+            f"value {entry['value']:.4f}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
+
+
+@main.command()
+@game_option
+@click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
+              help="Shard file or directory of shards (repeatable).")
+@click.option("--weights", "weights_list", multiple=True, required=True,
+              help="Checkpoint(s) to measure (a path or a shipped name; repeatable).")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Value target blend for value_mse [the training default].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
+              help="The held-out share, as given to `engine train` (1 = every sample).")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True)
+def validate(game: str, data: tuple[str, ...], weights_list: tuple[str, ...], value_blend: float | None,
+             val_fraction: float, val_samples: int) -> None:
+    """Measure networks on the validation split of shards (the same positions `engine train`
+    holds out), one line each: compare a new network with the shipped one."""
+    from engine.players.networks import find_weights
+    from engine.nn.checkpoint import load_checkpoint
+    from engine.train.samples import read_shards, split_validation
+    from engine.train.trainer import DEFAULT_VALUE_BLEND
+    from engine.train.validate import validate as measure
+
+    try:
+        everything = read_shards(data, game)
+        held_out = everything if val_fraction >= 1.0 else split_validation(everything, val_fraction)[1]
+        if held_out is None:
+            raise ValueError("no game fell into the validation split; raise --val-fraction")
+        for weights in weights_list:
+            model, _ = load_checkpoint(find_weights(weights), expect_game=game)
+            metrics = measure(model, held_out, max_samples=val_samples,
+                              value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend)
+            click.echo(f"{weights}: " + log_line({"step": "-", "kind": "val", **metrics}))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -65,7 +65,8 @@ def plan_jobs(kind: str, specs: Sequence[GameSpec], total_games: int, games_per_
         for index, start in enumerate(range(0, games, games_per_shard)):
             count = min(games_per_shard, games - start)
             job_seed = game_seed(seed, s * 1_000_003 + index)
-            name = f"{kind}-{spec.label}-seed{seed}-{index:05d}.npz"
+            rule = "" if spec.rule in ("", "freestyle") else f"-{spec.rule}"   # rules must not share names
+            name = f"{kind}-{spec.label}{rule}-seed{seed}-{index:05d}.npz"
             jobs.append(Job(kind, spec, count, job_seed, str(Path(out_dir) / name), settings, weights,
                             make_teacher))
     return jobs
@@ -81,8 +82,10 @@ def run_job(job: Job) -> JobResult:
     else:
         assert isinstance(job.settings, TeacherConfig)
         samples = teacher_batch(job.spec, job.games, job.settings, job.seed, job.make_teacher)
-        who = " ".join(job.settings.uci) if job.settings.uci else "alphabeta"
-        notes = f"teacher {who} depth {job.settings.depth} movetime {job.settings.movetime}"
+        engine = job.settings.uci or job.settings.gomocup
+        who = " ".join(engine) if engine else "alphabeta"
+        notes = (f"teacher {who} depth {job.settings.depth} nodes {job.settings.nodes} "
+                 f"movetime {job.settings.movetime} multipv {job.settings.multipv}")
     seconds = time.perf_counter() - start
     write_shard(job.path, samples, job.spec, notes=f"{notes}; seed {job.seed}")
     results = list(first_player_results(samples).values())
@@ -90,23 +93,37 @@ def run_job(job: Job) -> JobResult:
                      results.count(0.0), results.count(-1.0))
 
 
-def run_jobs(jobs: Sequence[Job], workers: int = 1,
-             echo: Callable[[str], None] = lambda line: None) -> list[JobResult]:
-    """Run the jobs whose shard is missing (in `workers` processes), echoing a line each."""
+def run_jobs(jobs: Sequence[Job], workers: int = 1, echo: Callable[[str], None] = lambda line: None,
+             show_progress: bool = False) -> list[JobResult]:
+    """Run the jobs whose shard is missing (in `workers` processes), echoing a line each;
+    show_progress: a bar over the shards on stderr."""
+    from engine.train.progress import Progress
+
     todo = [job for job in jobs if not Path(job.path).exists()]
     results = [JobResult(job.path, 0, 0, 0.0, 0, 0, 0, skipped=True)
                for job in jobs if Path(job.path).exists()]
     for result in results:
         echo(result.line())
+    progress = Progress(len(todo), jobs[0].kind if jobs else "jobs", unit="shards") if show_progress else None
+    positions = 0
+
+    def finished(result: JobResult) -> None:
+        nonlocal positions
+        results.append(result)
+        echo(result.line())
+        positions += result.positions
+        if progress is not None:
+            progress.update(1, note=f"{positions} positions")
+
     if workers <= 1 or len(todo) <= 1:
         for job in todo:
-            results.append(run_job(job))
-            echo(results[-1].line())
-        return results
-    import multiprocessing
-    # spawn: a forked child would inherit torch's thread pools and any open network.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for result in pool.map(run_job, todo):
-            results.append(result)
-            echo(result.line())
+            finished(run_job(job))
+    else:
+        import multiprocessing
+        # spawn: a forked child would inherit torch's thread pools and any open network.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            for result in pool.map(run_job, todo):
+                finished(result)
+    if progress is not None:
+        progress.close()
     return results
