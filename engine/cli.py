@@ -59,12 +59,30 @@ def main() -> None:
               help="Game(s) to bench (default: both).")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per position.")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Seconds per position.")
+@click.option("--scale", is_flag=True,
+              help="Scale figures for --weights on --device: evaluator positions/s per batch size, "
+                   "search_many nodes/s, self-play positions/s (engine/bench_scale.py).")
 @player_options()
-def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, options: PlayerOptions) -> None:
+def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, scale: bool,
+          options: PlayerOptions) -> None:
     """Search a fixed set of positions and print nodes, time and nodes/s (like Stockfish's bench)."""
     from engine.bench import run_bench
     from engine.types import Limits
 
+    if scale:
+        from engine.bench_scale import run_scale_bench
+        from engine.factory import find_weights
+        from engine.train.samples import GameSpec
+        if options.weights is None:
+            raise click.BadParameter("--scale measures a network: pass --weights", param_hint="--weights")
+        game = (games or ("gomoku",))[0]
+        try:
+            run_scale_bench(find_weights(options.weights), GameSpec(game, 15, 15) if game == "gomoku"
+                            else GameSpec("chess", 8, 8, ""), device=options.device, nodes=options.nodes or 64,
+                            leaves=options.batch, echo=click.echo)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     limits = None
     if depth is not None or movetime is not None or options.nodes is not None:
         limits = Limits(depth=depth, time=movetime, nodes=options.nodes)

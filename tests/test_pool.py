@@ -144,3 +144,23 @@ def test_bf16_autocast_runner_stays_close_to_fp32(tiny_net):
     assert [a.shape for a in exact] == [b.shape for b in rough]
     for a, b in zip(exact, rough):
         assert np.abs(a - b).max() < 0.1 * max(1.0, float(np.abs(a).max()))
+
+
+def test_scale_bench_runs_the_cuda_path_on_cpu(tiny_net):
+    """The figures `engine bench --scale --device cuda` prints, measured here with bf16
+    autocast on the CPU (no GPU on the test machines): every rate is there and positive."""
+    from engine.bench_scale import run_scale_bench
+    lines: list[str] = []
+    result = run_scale_bench(tiny_net, SPEC, device="cpu", precision="bf16", batches=(4, 16), trees=3,
+                             nodes=4, leaves=2, seconds=0.05, echo=lines.append)
+    assert result.precision == "bf16" and set(result.evaluator) == {4, 16}
+    assert min(result.evaluator.values()) > 0 and result.search_nodes_per_s > 0
+    assert result.selfplay_positions_per_s > 0
+    assert len(lines) == 5 and "AutocastRunner" in lines[0]
+
+
+def test_bench_scale_needs_a_network():
+    from click.testing import CliRunner
+    from engine.cli import main
+    result = CliRunner().invoke(main, ["bench", "--scale"])
+    assert result.exit_code == 2 and "--weights" in result.output and "Traceback" not in result.output

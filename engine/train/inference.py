@@ -32,7 +32,7 @@ import numpy as np
 from engine.nn.evaluator import NetworkEvaluator, resolve_device
 
 __all__ = ["Batcher", "open_runner", "AutocastRunner", "InferenceAddress", "InferenceServer",
-           "RemoteEvaluator", "ray_inference_actor", "PRECISIONS"]
+           "RunnerEvaluator", "RemoteEvaluator", "ray_inference_actor", "PRECISIONS"]
 
 PRECISIONS = ("auto", "fp32", "bf16")
 
@@ -41,9 +41,9 @@ class AutocastRunner:
     """Eager torch under autocast: planes [B, C, H, W] float32 -> numpy outputs (policy..., wdl).
     bf16 halves memory traffic on CUDA with fp32 accumulation; on CPU it is for tests."""
 
-    def __init__(self, model: Any, device: str, bf16: bool):
+    def __init__(self, model: Any, device: str, bf16: bool, meta: dict | None = None):
         import torch
-        self._torch, self.device, self.bf16 = torch, device, bf16
+        self._torch, self.device, self.bf16, self.meta = torch, device, bf16, meta or {}
         self.model = model.to(device).eval()
 
     def run(self, planes: np.ndarray) -> list[np.ndarray]:
@@ -67,7 +67,7 @@ def open_runner(weights: str, *, device: str = "cpu", backend: str = "auto", thr
     if bf16 or device != "cpu":
         from engine.nn.checkpoint import load_checkpoint
         model, meta = load_checkpoint(weights)
-        return AutocastRunner(model, device, bf16), meta
+        return AutocastRunner(model, device, bf16, meta), meta
     evaluator = NetworkEvaluator(weights, device=device, backend=backend, threads=threads, cache_size=0)
     return evaluator._runner, evaluator.meta
 
@@ -260,21 +260,29 @@ class _ActorRunner:
         return self._ray.get(self._actor.run.remote(planes))
 
 
-class RemoteEvaluator(NetworkEvaluator):
-    """The Evaluator protocol in a worker, its network in the inference server.
+class RunnerEvaluator(NetworkEvaluator):
+    """NetworkEvaluator over a given runner (anything with run(planes) -> outputs and meta):
+    everything after the forward pass (priors over legal moves, WDL, value, the LRU cache)
+    is NetworkEvaluator's."""
 
-    server: an InferenceAddress (local) or a Ray actor handle.  Everything after the
-    forward pass (priors over legal moves, WDL, value, the LRU cache) is NetworkEvaluator's."""
-
-    def __init__(self, server: Any, *, expect_game: str | None = None, cache_size: int = 200_000):
-        super().__init__(server, device="cpu", backend="auto", cache_size=cache_size,
-                         expect_game=expect_game, max_batch=1 << 30)
+    def __init__(self, runner: Any, *, expect_game: str | None = None, cache_size: int = 200_000,
+                 max_batch: int = 1 << 30):
+        super().__init__(runner, device="cpu", backend="auto", cache_size=cache_size,
+                         expect_game=expect_game, max_batch=max_batch)
 
     def _open(self, source: Any, backend: str, expect_game: str | None) -> tuple[Any, dict, str]:
         from engine.nn.spec import check_meta
-        runner = _SocketRunner(source) if isinstance(source, InferenceAddress) else _ActorRunner(source)
-        check_meta(runner.meta, "inference server", expect_game)
-        return runner, runner.meta, "remote"
+        check_meta(source.meta, "network runner", expect_game)
+        return source, source.meta, "runner"
+
+
+class RemoteEvaluator(RunnerEvaluator):
+    """The Evaluator protocol in a worker, its network in the inference server.
+    server: an InferenceAddress (local) or a Ray actor handle."""
+
+    def __init__(self, server: Any, *, expect_game: str | None = None, cache_size: int = 200_000):
+        runner = _SocketRunner(server) if isinstance(server, InferenceAddress) else _ActorRunner(server)
+        super().__init__(runner, expect_game=expect_game, cache_size=cache_size)
 
 
 def ray_inference_actor(weights: str, *, device: str = "cpu", backend: str = "auto", threads: int = 1,

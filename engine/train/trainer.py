@@ -127,8 +127,10 @@ def policy_loss(game: str, policy_outputs: tuple[torch.Tensor, ...], target: tor
 
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
                  value_weight: float = 1.0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(total, policy, value) mean losses of `model` on a batch."""
-    outputs = model(torch.from_numpy(batch.planes).to(device))
+    """(total, policy, value) mean losses of `model` on a batch (on CUDA the forward pass
+    runs under bf16 autocast; the losses are taken in float32)."""
+    with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda")):
+        outputs = [out.float() for out in model(torch.from_numpy(batch.planes).to(device))]
     target = torch.from_numpy(batch.target).to(device)
     legal = torch.from_numpy(batch.legal).to(device)
     policy = policy_loss(game, tuple(outputs[:-1]), target, legal).mean()
