@@ -69,7 +69,7 @@ def _mcts(path: Path, nodes: int) -> EngineSpec:
 def _schedule(generation: int, a: EngineSpec, b: EngineSpec, games: int, config: LoopConfig,
               label: str) -> list[GameJob]:
     """`games` games per square board: pair k on opening k, colours swapped within the pair."""
-    jobs = []
+    jobs: list[GameJob] = []
     limits = MoveLimits(nodes=a.nodes, depth=b.depth, timeout=120.0)
     for k in range((games + 1) // 2):
         opening = generate_gomoku_opening(config.seed + generation, k, None)

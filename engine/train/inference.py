@@ -22,7 +22,6 @@ import os
 import secrets
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,6 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from engine.nn.evaluator import NetworkEvaluator, resolve_device
+from engine.train.pool import exit_with_parent
 
 __all__ = ["Batcher", "open_runner", "AutocastRunner", "InferenceAddress", "InferenceServer",
            "RunnerEvaluator", "RemoteEvaluator", "ray_inference_actor", "PRECISIONS"]
@@ -157,7 +157,7 @@ def _serve(address: InferenceAddress, device: str, backend: str, threads: int, p
     """The server process: open the network, accept workers, answer planes with outputs."""
     from multiprocessing.connection import Listener
 
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    exit_with_parent(os.getppid())      # a killed driver cannot stop its server
     runner, meta = open_runner(address.weights, device=device, backend=backend, threads=threads,
                                precision=precision)
     batcher = Batcher(runner, clients=clients, max_wait=0.001 if clients > 1 else 0.0)
@@ -166,13 +166,6 @@ def _serve(address: InferenceAddress, device: str, backend: str, threads: int, p
         while True:
             connection = listener.accept()
             threading.Thread(target=_answer, args=(connection, batcher, meta), daemon=True).start()
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A killed driver (kill -9) cannot stop its server: the server notices and exits."""
-    while os.getppid() == parent:
-        time.sleep(1.0)
-    os._exit(0)
 
 
 def _answer(connection: Any, batcher: Batcher, meta: dict) -> None:
@@ -304,6 +297,7 @@ def ray_inference_actor(weights: str, *, device: str = "cpu", backend: str = "au
         def run(self, planes: np.ndarray) -> list[np.ndarray]:
             return self._batcher.submit(planes)
 
-    actor_class = ray.remote(num_cpus=1, num_gpus=num_gpus, max_concurrency=max(2, clients + 1))(InferenceActor)
+    remote: Any = ray.remote     # its typed overloads do not list actor options
+    actor_class = remote(num_cpus=1, num_gpus=num_gpus, max_concurrency=max(2, clients + 1))(InferenceActor)
     return actor_class.remote()
 

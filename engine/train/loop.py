@@ -106,12 +106,10 @@ class GateResult:
     vs_alphabeta: float | None = None
 
     @property
-    def games(self) -> int:
-        return self.wins + self.losses + self.draws
-
-    @property
     def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+        """Points per game; 0.5 (no evidence either way) when none was played."""
+        played = self.wins + self.losses + self.draws
+        return (self.wins + 0.5 * self.draws) / played if played else 0.5
 
 
 class Arbiter(Protocol):

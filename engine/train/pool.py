@@ -13,10 +13,11 @@ still running.
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
 
-__all__ = ["Pool", "LocalPool", "RayPool", "open_pool", "default_workers", "RAY_MISSING"]
+__all__ = ["Pool", "LocalPool", "RayPool", "open_pool", "default_workers", "exit_with_parent", "RAY_MISSING"]
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -30,6 +31,19 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return max(1, os.cpu_count() or 1)
+
+
+def exit_with_parent(parent: int) -> None:
+    """Run in a worker (a daemon thread): when its driver dies (kill -9 leaves no chance to
+    clean up), exit instead of living on as an orphan."""
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 class Pool(Protocol):
@@ -60,7 +74,8 @@ class LocalPool:
         if self._executor is None:
             import multiprocessing
             self._executor = ProcessPoolExecutor(max_workers=self.workers,
-                                                 mp_context=multiprocessing.get_context("spawn"))
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=exit_with_parent, initargs=(os.getpid(),))
         return self._executor.map(unit, inputs)
 
     def close(self) -> None:
