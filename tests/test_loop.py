@@ -144,3 +144,14 @@ def test_loop_command_rejects_bad_input_in_one_line(tmp_path):
     assert bad_board.exit_code == 2 and "Traceback" not in bad_board.output
     bad_net = runner.invoke(loop, ["--run", str(tmp_path / "r"), "--net", "big"])
     assert bad_net.exit_code == 1 and bad_net.output.startswith("Error: bad network name")
+
+
+def test_engine_finds_the_loop_command_through_its_entry_point():
+    from protocols.cli import main
+    runner = CliRunner()
+    listed = runner.invoke(main, ["--help"])
+    assert listed.exit_code == 0 and "loop" in listed.output
+    helped = runner.invoke(main, ["loop", "--help"])
+    assert helped.exit_code == 0 and "--always-promote" in helped.output
+    unknown = runner.invoke(main, ["no-such-command"])
+    assert unknown.exit_code == 2 and "No such command" in unknown.output
