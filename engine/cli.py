@@ -56,12 +56,30 @@ def main() -> None:
               help="Game(s) to bench (default: both).")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per position.")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Seconds per position.")
+@click.option("--scale", is_flag=True,
+              help="Scale figures for --weights on --device: evaluator positions/s per batch size, "
+                   "search_many nodes/s, self-play positions/s (engine/bench_scale.py).")
 @player_options()
-def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, options: PlayerOptions) -> None:
+def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, scale: bool,
+          options: PlayerOptions) -> None:
     """Search a fixed set of positions and print nodes, time and nodes/s (like Stockfish's bench)."""
     from engine.bench import run_bench
     from engine.types import Limits
 
+    if scale:
+        from engine.bench_scale import run_scale_bench
+        from engine.players import find_weights
+        from engine.train.samples import GameSpec
+        if options.weights is None:
+            raise click.BadParameter("--scale measures a network: pass --weights", param_hint="--weights")
+        game = (games or ("gomoku",))[0]
+        try:
+            run_scale_bench(find_weights(options.weights), GameSpec(game, 15, 15) if game == "gomoku"
+                            else GameSpec("chess", 8, 8, ""), device=options.device, nodes=options.nodes or 64,
+                            leaves=options.batch, echo=click.echo)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     limits = None
     if depth is not None or movetime is not None or options.nodes is not None:
         limits = Limits(depth=depth, time=movetime, nodes=options.nodes)
@@ -118,13 +136,17 @@ def board_specs(game: str, board: str | None, rule: str) -> list[Any]:
 
 
 def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, seed: int, out: str,
-                    settings: Any, weights: str | None, workers: int, make_teacher: Any = None) -> None:
-    """Plan and run the data jobs (reruns skip finished shards), one line each, then a summary."""
+                    settings: Any, weights: str | None, workers: int, make_teacher: Any = None,
+                    ray: str | None = None) -> None:
+    """Plan and run the data jobs (reruns skip finished shards), one line each, then a summary.
+    ray: run the jobs as Ray tasks on that cluster (engine.train.pool) instead of local processes."""
     from engine.train.jobs import plan_jobs, run_jobs
+    from engine.train.pool import open_pool
 
     try:
         jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
-        results = run_jobs(jobs, workers, echo=click.echo, show_progress=True)
+        with open_pool(workers, ray) as pool:
+            results = run_jobs(jobs, workers, echo=click.echo, pool=pool, show_progress=True)
     except ValueError as exc:  # bad network file, bad settings: one line, no traceback
         raise click.ClickException(str(exc)) from None
     done = [r for r in results if not r.skipped]
@@ -160,12 +182,14 @@ rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]
               help="Resign at this root value or below (off by default).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--ray", default=None, metavar="ADDRESS",
+              help="Run the games as Ray tasks: auto | host:port | local (pip install 'plyzero[ray]').")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="cpu", show_default=True)
 @click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto", show_default=True)
 def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
              out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
-             resign: float | None, seed: int, workers: int, threads: int, device: str,
+             resign: float | None, seed: int, workers: int, ray: str | None, threads: int, device: str,
              backend: str) -> None:
     """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
     from engine.train.selfplay import SelfPlayConfig
@@ -174,7 +198,7 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     settings = SelfPlayConfig(playouts=nodes, leaves_per_batch=leaves, temperature_plies=temp_plies,
                               max_plies=max_plies, resign_value=resign, device=device, backend=backend,
                               threads=threads)
-    generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers)
+    generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers, ray=ray)
 
 
 @main.command("import")

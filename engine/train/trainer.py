@@ -172,9 +172,10 @@ def autocast(device: str) -> Any:
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
                  value_weight: float = 1.0, value_blend: float = 0.0
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(total, policy, value) mean losses of `model` on a batch; value_blend as in TrainConfig."""
+    """(total, policy, value) mean losses of `model` on a batch; value_blend as in TrainConfig
+    (on CUDA the forward pass runs under bf16 autocast; the losses are taken in float32)."""
     with autocast(device):
-        outputs = model(torch.from_numpy(batch.planes).to(device))
+        outputs = [out.float() for out in model(torch.from_numpy(batch.planes).to(device))]
     target = torch.from_numpy(batch.target).to(device)
     legal = torch.from_numpy(batch.legal).to(device)
     policy = policy_loss(game, tuple(outputs[:-1]), target, legal).mean()
