@@ -14,10 +14,10 @@ from dataclasses import replace
 from typing import Callable, Sequence, TextIO
 
 from engine import __version__
-from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
 from engine.player import Engine
+from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
@@ -197,14 +197,15 @@ class UciServer:
         """(Re)build the searcher after option changes, lazily and never mid-search.
         A failure keeps the previous player (or, at the first build, falls back)."""
         if self.engine is None or self._built != self.options:
-            first = self.engine is None or self._built is None
+            previous = self._built
             try:
-                built = build_player(self.game, self.options, fallbacks=FALLBACK_PLAYERS if first else ())
+                built = build_player(self.game, self.options,
+                                     fallbacks=FALLBACK_PLAYERS if previous is None else ())
             except PlayerBuildError as exc:
-                if first:
+                if previous is None:
                     raise
                 self.error(str(exc))
-                self.options = self._built  # type: ignore[assignment]
+                self.options = previous
             else:
                 for note in built.notes:
                     self.info(note)
