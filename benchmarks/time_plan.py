@@ -15,7 +15,7 @@ import statistics
 import time
 
 from engine.bench import bench_positions
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, build_player
 from engine.games import get_game
 from protocols.timeman import parse_go
 
@@ -28,7 +28,8 @@ def main() -> None:
     args = parser.parse_args()
     base, _, inc = args.clock.partition("+")
     game = get_game("chess")
-    searcher = make_searcher(game, PlayerOptions(player=args.player, weights=args.weights, seed=1))
+    options = PlayerOptions(player=args.player, weights=args.weights, seed=1)
+    searcher = build_player(game, options, fallbacks=()).searcher
     used, soft, hard = [], [], []
     for label, state in bench_positions("chess"):
         limits = parse_go(f"wtime {base} btime {base} winc {inc or 0} binc {inc or 0}".split(),

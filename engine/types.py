@@ -70,6 +70,9 @@ class SearchInfo:
     time: seconds since the search started.  pv: moves from the root.
     wdl: optional (win, draw, loss) per mille for the side to move.
     multipv: this line's rank (1 = best) when a search reports several root moves.
+    root_visits, root_priors: per root legal move (state.legal_moves() order), the visit
+    counts so far and the priors searched with (MCTS only; None elsewhere): the web board's
+    live heat map.
     """
     depth: int
     seldepth: int
@@ -81,6 +84,8 @@ class SearchInfo:
     wdl: tuple[int, int, int] | None = None
     multipv: int = 1
     hashfull: int | None = None
+    root_visits: tuple[int, ...] | None = None
+    root_priors: tuple[float, ...] | None = None
 
     @property
     def nps(self) -> int:

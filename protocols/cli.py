@@ -1,5 +1,6 @@
-"""Console-script target for `engine`: the engine CLI plus the commands that talk to engine
-processes (the protocol servers, and the teacher when it drives an external UCI engine)."""
+"""Console-script targets: `engine` (the engine CLI plus the commands that talk to engine
+processes: the protocol servers, and the teacher when it drives an external UCI engine) and
+`pbrain-plyzero` (the Gomocup brain's launcher).  The only click code in protocols/."""
 from __future__ import annotations
 
 import sys
@@ -7,9 +8,9 @@ import sys
 import click
 
 from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
-from engine.factory import PlayerOptions
+from engine.players import PlayerOptions
 
-__all__ = ["main"]
+__all__ = ["main", "pbrain_main"]
 
 
 @main.command()
@@ -71,6 +72,52 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
         from protocols.uci_teacher import uci_teacher
         make_teacher = uci_teacher
     generate_shards("teacher", specs, games, games_per_shard, seed, out, settings, None, workers, make_teacher)
+
+
+@main.command()
+@click.option("--game", type=click.Choice(["chess", "gomoku"]), default="gomoku", show_default=True)
+@click.option("--board", default="15", show_default=True, help="Gomoku board: 15, or 12x10.")
+@rule_option
+@click.option("--movetime", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
+              help="Engine seconds per move (0: the player's own budget, e.g. --nodes).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on (this machine only by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
+@click.option("--no-browser", is_flag=True, help="Print the address instead of opening the default browser.")
+@player_options(default_player="auto")
+def play(game: str, board: str, rule: str, movetime: float, host: str, port: int, no_browser: bool,
+         options: PlayerOptions) -> None:
+    """Play or analyse in the browser against any player, and watch its search.
+
+    Lives here rather than in engine/cli.py because the page may pick an external engine,
+    which this layer starts (protocols/external_searcher.py)."""
+    from dataclasses import asdict, fields
+
+    from engine.play import GameSettings, Opponent, RequestError, serve
+    from engine.play.players import PAGE_OPTIONS
+    from protocols.external_searcher import external_searcher
+
+    width, _, height = board.lower().partition("x")
+    if not (width.isdigit() and (height or width).isdigit()):
+        raise click.BadParameter(f"{board!r}: expected a size like 15 or 12x10", param_hint="--board")
+    defaults = {f.name: f.default for f in fields(PlayerOptions)}
+    chosen = tuple((k, v) for k, v in asdict(options).items() if k in PAGE_OPTIONS and (k == "player" or v != defaults[k]))
+    settings = GameSettings(game=game, width=int(width), height=int(height or width), rule=rule, movetime=movetime,
+                            opponent=Opponent(options=chosen))
+    try:
+        serve(settings, host=host, port=port, open_browser=not no_browser, external=external_searcher,
+              echo=click.echo)
+    except RequestError as exc:          # bad board size, unknown network...
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:               # port in use, address not available
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@player_options(default_player="auto")
+def pbrain_main(options: PlayerOptions) -> None:
+    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
+    from protocols.gomocup import serve_stdio
+    sys.exit(serve_stdio(options))
 
 
 if __name__ == "__main__":  # `python -m protocols.cli uci …`: how the arena launches built-in players

@@ -11,13 +11,13 @@ from typing import Callable, Iterator
 import chess
 import pytest
 
-from engine.factory import PLAYERS, PlayerOptions
+from engine.players import PLAYER_NAMES, PlayerOptions
 from engine.games.chess import ChessGame
 from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, LagMeter, SUDDEN_DEATH_HORIZON, allocate,
-                               movetime_budget)
+from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, LagMeter,
+                               allocate, movetime_budget)
 from protocols.uci import format_bestmove, format_info, parse_go, serve
 
 GAME = ChessGame()
@@ -592,7 +592,7 @@ def test_bad_player_options_keep_the_previous_player():
     s.ready()
     s.send("setoption name Player value mcts", "setoption name WeightsFile value /nonexistent/net.pt")
     s.ready()
-    assert any(line.startswith("info string error: cannot build player 'mcts'") for line in s.stdout.seen)
+    assert any(line.startswith("info string error: player mcts unavailable") for line in s.stdout.seen)
     s.send("setoption name Player value nonsense")
     assert "unknown player" in s.stdout.expect("info string error:")
     s.send("position startpos moves d2d4", "go movetime 20")
@@ -602,14 +602,14 @@ def test_bad_player_options_keep_the_previous_player():
 
 def test_player_switch_rebuilds_lazily(monkeypatch):
     built: list[str] = []
-    import engine.factory as factory
+    import engine.players.build as factory
     real = factory.make_searcher
 
-    def spy(game, options):
+    def spy(game, options, notes=None):
         built.append(options.player)
-        return real(game, options)
+        return real(game, options, notes)
 
-    monkeypatch.setattr("protocols.uci.make_searcher", spy)
+    monkeypatch.setattr(factory, "make_searcher", spy)
     s = Session(PlayerOptions(player="random"))
     s.send("uci")
     s.stdout.expect("uciok")
@@ -642,7 +642,7 @@ def test_real_player_transcript(player):
 def test_every_player_in_the_factory_is_offered():
     s = Session(searcher=FakeSearcher())
     line = s.ask("uci", "option name Player")
-    for name in PLAYERS:
+    for name in PLAYER_NAMES:
         assert f"var {name}" in line
     assert s.quit() == 0
 
@@ -711,7 +711,7 @@ def test_bestmove_always_follows_an_info_with_score_and_pv(with_info):
     assert s.quit() == 0
 
 
-@pytest.mark.parametrize("player", list(PLAYERS))
+@pytest.mark.parametrize("player", list(PLAYER_NAMES))
 def test_cold_first_search_on_a_tiny_clock_reports_before_bestmove(player):
     """fastchess --compliance step 12: the first search after start-up, `go wtime 100`."""
     s = Session(options=PlayerOptions(player=player, seed=1))

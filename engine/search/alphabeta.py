@@ -7,7 +7,8 @@ reductions and quiescence on `noisy_moves()` with stand-pat.
 
 Optional SearchBoard hooks (see ab_board.py): history_keys() (earlier game positions
 that count as repetitions), rule_terminal() (a cheaper terminal()), push_null() and
-null_move_safe() (null-move pruning).
+null_move_safe() (null-move pruning), root_plan() (a proven win played at once, or the
+root restricted to the moves that avoid a proven loss: gomoku's threat solver).
 
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
 at once; the answer is always the best move of the last *completed* depth (the
@@ -32,7 +33,7 @@ from engine.search.ab_board import MATE_BOUND, MATE_SCORE, TERMINAL_DRAW, TERMIN
 from engine.search.limits import Stopper
 from engine.types import Limits, Move, SearchInfo, SearchResult, value_from_cp
 
-__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable", "build"]
+__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable"]
 
 INF = MATE_SCORE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -57,6 +58,7 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
+    threat_nodes: int = 100  # gomoku: threat-solver nodes per leaf (x40 at the root); 0 = off
 
 
 class TranspositionTable:
@@ -187,6 +189,13 @@ class _Run:
         legal = list(self.state.legal_moves())
         if not legal:
             return SearchResult(best_move=None, value=0.0)
+        plan = getattr(self.board, "root_plan", None)
+        if plan is not None and not self.limits.searchmoves:
+            win, allowed = plan()
+            if win:
+                return self._proven_win(tuple(win))
+            if allowed:
+                self.limits = replace(self.limits, searchmoves=tuple(allowed))
         root_moves = self._root_moves(legal)
         limits, stopper = self.limits, self.stopper
         max_depth = limits.depth if limits.depth is not None and not limits.infinite else self.config.max_depth
@@ -214,7 +223,7 @@ class _Run:
             if self.on_info is not None:
                 for line_info in infos:
                     self.on_info(line_info)
-            if self._resolved(lines, depth, settled, len(legal)):
+            if self._resolved(lines, depth, settled, len(root_moves)):
                 break
             depth += 1
         if limits.infinite and not stopper.event.is_set():
@@ -230,16 +239,25 @@ class _Run:
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
 
     def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
-                  n_legal: int) -> bool:
+                  n_moves: int) -> bool:
         """May iterative deepening end after `depth`?  Only when the limits let the search
         choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
-        one legal move, every root move's result known without search (`settled`), or
-        every line's forced mate found with 4 plies to spare."""
+        one root move (legal or allowed), every root move's result known without search
+        (`settled`), or every line's forced mate found with 4 plies to spare."""
         if self.limits.infinite or self.limits.depth is not None:
             return False
-        if n_legal == 1 or settled:
+        if n_moves == 1 or settled:
             return True
         return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
+
+    def _proven_win(self, line: tuple[Move, ...]) -> SearchResult:
+        """The board proved a win before searching (root_plan): play its line at once."""
+        info = SearchInfo(depth=1, seldepth=len(line), value=1.0, nodes=self.nodes,
+                          time=self.stopper.elapsed(), pv=line, mate_plies=len(line))
+        if self.on_info is not None:
+            self.on_info(info)
+        return SearchResult(best_move=line[0], value=1.0, info=info,
+                            ponder_move=line[1] if len(line) > 1 else None)
 
     def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
         """Root candidates in search order: searchmoves if given, else the board's moves."""
@@ -490,15 +508,3 @@ class _Run:
                     if score >= beta:
                         break
         return best
-
-
-def build(game, options) -> AlphaBeta:
-    """The alpha-beta player for `game` (chess or gomoku), TT sized from options.hash_mb."""
-    config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if game.name == "chess":
-        from engine.search.ab_chess import ChessSearchBoard
-        return AlphaBeta(ChessSearchBoard.from_state, config)
-    if game.name == "gomoku":
-        from engine.search.ab_gomoku import board_maker
-        return AlphaBeta(board_maker(game), config)  # one pattern cache per player, kept across moves
-    raise ValueError(f"alphabeta does not play {game.name!r}")
