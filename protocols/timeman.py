@@ -12,7 +12,7 @@ client that reserve is what stands between a stall and a loss on time); what is 
 is spread over a horizon of `movestogo` (or 40) moves, and most of the
 increment is spent on top, since it comes back after every move.  That is the
 optimum, `soft`: searchers start no new iteration after it.  `hard`, the maximum, lets
-an iteration under way (or an undecided MCTS root) run on to five times the optimum,
+an iteration under way (or an undecided MCTS root) run on to three times the optimum,
 but never past half of the clock left after the overhead, so a run of moves that all
 hit their maximum still cannot flag while the real lag stays within the overhead.
 With no clock left beyond the overhead the engine moves at once and lives off the
@@ -43,7 +43,7 @@ SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be pl
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
 LAG_RESERVE = 2          # overheads kept on the clock besides this move's (once, not per move to come)
 INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
-HARD_FACTOR = 5.0        # hard = 5 x the optimum, within the caps below
+HARD_FACTOR = 3.0        # hard = 3 x the optimum, within the caps below
 SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
 HARD_CAP = 0.5
 LAST_MOVE_CAPS = (0.5, 0.8)  # ...and for the last move before the time control

@@ -214,7 +214,7 @@ class _Run:
             except _Stopped:
                 break
             took = stopper.elapsed() - started
-            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 4.0
+            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 6.0
             iteration_time = took
             score, best_move, _ = lines[0]
             self.tt.store(hash(root_key), depth, EXACT, score, best_move)
