@@ -214,7 +214,7 @@ class _Run:
             except _Stopped:
                 break
             took = stopper.elapsed() - started
-            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 4.0
+            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 6.0
             iteration_time = took
             score, best_move, _ = lines[0]
             self.tt.store(hash(root_key), depth, EXACT, score, best_move)
@@ -223,7 +223,7 @@ class _Run:
             if self.on_info is not None:
                 for line_info in infos:
                     self.on_info(line_info)
-            if self._resolved(lines, depth, settled, len(legal)):
+            if self._resolved(lines, depth, settled, len(root_moves)):
                 break
             depth += 1
         if limits.infinite and not stopper.event.is_set():
@@ -238,6 +238,18 @@ class _Run:
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
 
+    def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
+                  n_moves: int) -> bool:
+        """May iterative deepening end after `depth`?  Only when the limits let the search
+        choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
+        one root move (legal or allowed), every root move's result known without search
+        (`settled`), or every line's forced mate found with 4 plies to spare."""
+        if self.limits.infinite or self.limits.depth is not None:
+            return False
+        if n_moves == 1 or settled:
+            return True
+        return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
+
     def _proven_win(self, line: tuple[Move, ...]) -> SearchResult:
         """The board proved a win before searching (root_plan): play its line at once."""
         info = SearchInfo(depth=1, seldepth=len(line), value=1.0, nodes=self.nodes,
@@ -246,18 +258,6 @@ class _Run:
             self.on_info(info)
         return SearchResult(best_move=line[0], value=1.0, info=info,
                             ponder_move=line[1] if len(line) > 1 else None)
-
-    def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
-                  n_legal: int) -> bool:
-        """May iterative deepening end after `depth`?  Only when the limits let the search
-        choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
-        one legal move, every root move's result known without search (`settled`), or
-        every line's forced mate found with 4 plies to spare."""
-        if self.limits.infinite or self.limits.depth is not None:
-            return False
-        if n_legal == 1 or settled:
-            return True
-        return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
 
     def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
         """Root candidates in search order: searchmoves if given, else the board's moves."""
