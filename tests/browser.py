@@ -20,10 +20,12 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-def missing_browser() -> str | None:
-    """Why browser tests cannot run here, or None when they can."""
+def missing_browser(driven: bool = True) -> str | None:
+    """Why browser tests cannot run here, or None when they can (`driven`: through selenium)."""
     if chromium_path() is None:
         return "no headless Chromium installed (apt-get install chromium chromium-driver)"
+    if not driven:
+        return None
     if shutil.which("chromedriver") is None:
         return "no chromedriver installed (apt-get install chromium-driver)"
     try:

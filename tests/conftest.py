@@ -48,7 +48,7 @@ def chromium(tmp_path):
     """argv builder for one-shot headless Chromium runs; skips where there is no browser."""
     from browser import chromium_command, missing_browser
 
-    reason = missing_browser()
+    reason = missing_browser(driven=False)
     if reason is not None:
         pytest.skip(reason)
     return lambda *args: chromium_command(tmp_path / "chromium-profile", *args)
