@@ -495,6 +495,9 @@ function fillSettings(settings) {
   const opts = settings.opponent.options;
   fillNetworks();
   if (opts.player) $("player").value = opts.player;
+  if (opts.weights && ![...$("weights").options].some((o) => o.value === opts.weights)) {
+    $("weights").append(new Option(opts.weights, opts.weights));     // a file given on the command line
+  }
   $("weights").value = opts.weights || "";
   $("nodes").value = opts.nodes || "";
   $("position").value = settings.position;
