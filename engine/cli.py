@@ -10,41 +10,38 @@ from typing import Any, Callable
 
 import click
 
-from engine.factory import PLAYERS, PlayerOptions
+from engine.players import PLAYER_OPTIONS, OptionSpec, PlayerOptions
 
 __all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
            "rule_option"]
 
 
-def player_options(default_player: str = "alphabeta") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator adding the player flags once for every command; passes `options: PlayerOptions`."""
-    defaults = PlayerOptions()
+def _click_type(spec: OptionSpec) -> Any:
+    if spec.kind == "choice":
+        return click.Choice(list(spec.choices))
+    if spec.kind == "path":
+        return click.Path(dir_okay=False)
+    if spec.kind == "float":
+        return click.FloatRange(min=spec.minimum, max=spec.maximum)
+    if spec.kind == "int":
+        return click.IntRange(min=None if spec.minimum is None else int(spec.minimum),
+                              max=None if spec.maximum is None else int(spec.maximum))
+    return int
 
+
+def player_options(default_player: str = "alphabeta") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator adding one flag per player option (engine/players/options.py) to a command;
+    passes `options: PlayerOptions`."""
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        @click.option("--player", type=click.Choice(sorted(PLAYERS) + ["auto"]), default=default_player,
-                      show_default=True,
-                      help="Which searcher plays (auto: mcts with the shipped network, else alphabeta).")
-        @click.option("--weights", type=click.Path(dir_okay=False), default=None,
-                      help="Network checkpoint (mcts); default: the shipped one for the game.")
-        @click.option("--nodes", type=click.IntRange(min=1), default=None,
-                      help="Per-move node budget when no clock is given.")
-        @click.option("--batch", type=click.IntRange(min=1), default=defaults.batch, show_default=True,
-                      help="MCTS leaves per network call.")
-        @click.option("--cpuct", type=click.FloatRange(min=0.0), default=defaults.cpuct, show_default=True)
-        @click.option("--threads", type=click.IntRange(min=1), default=defaults.threads, show_default=True,
-                      help="Network inference threads.")
-        @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=defaults.hash_mb,
-                      show_default=True, help="Alpha-beta transposition table, MB.")
-        @click.option("--seed", type=int, default=None, help="Random seed (random/uct/mcts noise).")
-        @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto",
-                      show_default=True)
-        @click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto",
-                      show_default=True, help="CPU inference runtime for mcts.")
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            names = PlayerOptions.field_names()
-            opts = PlayerOptions(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
+            opts = PlayerOptions(**{spec.name: kwargs.pop(spec.name) for spec in PLAYER_OPTIONS})
             return fn(*args, options=opts, **kwargs)
+        for spec in reversed(PLAYER_OPTIONS):
+            default = default_player if spec.name == "player" else spec.default
+            wrapper = click.option(f"--{spec.key.replace('_', '-')}", spec.name, type=_click_type(spec),
+                                   default=default, show_default=default is not None,
+                                   help=spec.help)(wrapper)
         return wrapper
     return decorate
 

@@ -1,5 +1,6 @@
-"""Console-script target for `engine`: the engine CLI plus the commands that talk to engine
-processes (the protocol servers, and the teacher when it drives an external UCI engine)."""
+"""Console-script targets: `engine` (the engine CLI plus the commands that talk to engine
+processes: the protocol servers, and the teacher when it drives an external UCI engine) and
+`pbrain-plyzero` (the Gomocup brain's launcher).  The only click code in protocols/."""
 from __future__ import annotations
 
 import sys
@@ -7,9 +8,9 @@ import sys
 import click
 
 from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
-from engine.factory import PlayerOptions
+from engine.players import PlayerOptions
 
-__all__ = ["main"]
+__all__ = ["main", "pbrain_main"]
 
 
 @main.command()
@@ -109,6 +110,14 @@ def play(game: str, board: str, rule: str, movetime: float, host: str, port: int
         raise click.ClickException(str(exc)) from None
     except OSError as exc:               # port in use, address not available
         raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@player_options(default_player="auto")
+def pbrain_main(options: PlayerOptions) -> None:
+    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
+    from protocols.gomocup import serve_stdio
+    sys.exit(serve_stdio(options))
 
 
 if __name__ == "__main__":  # `python -m protocols.cli uci …`: how the arena launches built-in players

@@ -8,14 +8,13 @@ format_bestmove are pure functions; rules live in engine.games, clocks in timema
 """
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from dataclasses import replace
 from typing import Callable, Sequence, TextIO
 
 from engine import __version__
-from engine.factory import PLAYERS, PlayerOptions, make_searcher
+from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
 from engine.player import Engine
@@ -23,6 +22,7 @@ from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
 from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, parse_go, parse_int
+from protocols.uci_options import player_option_lines, set_player_option
 
 __all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "UciServer", "serve", "main"]
 
@@ -130,13 +130,8 @@ class UciServer:
             "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position, "go": self.cmd_go,
             "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "quit": lambda _: False,
         }
-        self.setters: dict[str, Callable[[str | None], None]] = {
-            "player": self.set_player, "weightsfile": self.set_weights,
-            "nodes": lambda v: self._set_player_int("nodes", v, 0, zero_is_none=True),
-            "minibatchsize": lambda v: self._set_player_int("batch", v, 1),
-            "threads": lambda v: self._set_player_int("threads", v, 1),
-            "hash": lambda v: self._set_player_int("hash_mb", v, 1),
-            "cpuct": self.set_cpuct, "move overhead": self.set_overhead,
+        self.setters: dict[str, Callable[[str | None], None]] = {   # server options; player ones: uci_options
+            "move overhead": self.set_overhead,
             "multipv": self.set_multipv, "uci_showwdl": self.set_show_wdl,
             "ponder": lambda v: None, "clear hash": self.set_clear_hash,
         }
@@ -176,38 +171,26 @@ class UciServer:
 
     def _ensure_engine(self) -> Engine:
         """(Re)build the searcher after option changes, lazily and never mid-search.
-        A failure keeps the previous player (or, at the first build, alphabeta/random)."""
+        A failure keeps the previous player (or, at the first build, falls back)."""
         if self.engine is None or self._built != self.options:
-            searcher = self._build(self.options)
-            if searcher is None and self.engine is not None and self._built is not None:
-                self.options = self._built
+            first = self.engine is None or self._built is None
+            try:
+                built = build_player(self.game, self.options, fallbacks=FALLBACK_PLAYERS if first else ())
+            except PlayerBuildError as exc:
+                if first:
+                    raise
+                self.error(str(exc))
+                self.options = self._built  # type: ignore[assignment]
             else:
-                if searcher is None:
-                    searcher = self._fallback()
-                self.engine, self._built = Engine(searcher), self.options
+                for note in built.notes:
+                    self.info(note)
+                self.engine, self.options = Engine(built.searcher), built.options
+                self._built = self.options
+        assert self.engine is not None
         if self._clear_hash:
             self._clear_hash = False
             self.engine.new_game()
         return self.engine
-
-    def _fallback(self) -> Searcher:
-        for name in ("alphabeta", "random"):
-            if name == self.options.player:
-                continue  # just failed
-            options = self.options.with_changes(player=name, weights=None)
-            searcher = self._build(options)
-            if searcher is not None:
-                self.options = options
-                self.info(f"using player {name}")
-                return searcher
-        raise RuntimeError("no player could be built")
-
-    def _build(self, options: PlayerOptions) -> Searcher | None:
-        try:
-            return make_searcher(self.game, options)
-        except Exception as exc:
-            self.error(f"cannot build player {options.player!r}: {_one_line(exc)}")
-            return None
 
     # -- search results (called from the search thread) --------------------------------
     def _deliver(self, job: _Job, line: str) -> None:
@@ -263,18 +246,10 @@ class UciServer:
 
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:
-        o = self.options
-        players = " ".join(f"var {name}" for name in [*PLAYERS, "auto"])
         for line in (
-            f"id name PlyZero {__version__} ({o.player})",
+            f"id name PlyZero {__version__} ({self.options.player})",
             "id author PlyZero developers",
-            f"option name Player type combo default {o.player} {players}",
-            f"option name WeightsFile type string default {o.weights or '<empty>'}",
-            f"option name Nodes type spin default {o.nodes or 0} min 0 max 1000000000",
-            f"option name MinibatchSize type spin default {o.batch} min 1 max 4096",
-            f"option name CPuct type string default {o.cpuct}",
-            f"option name Threads type spin default {o.threads} min 1 max 256",
-            f"option name Hash type spin default {o.hash_mb} min 1 max 65536",
+            *player_option_lines(self.options),
             f"option name Move Overhead type spin default {int(self.overhead_ms)} min 0 max 10000",
             "option name MultiPV type spin default 1 min 1 max 256",
             "option name UCI_ShowWDL type check default false",
@@ -301,11 +276,15 @@ class UciServer:
         end = lowered.index("value", start) if "value" in lowered[start:] else len(tokens)
         name = " ".join(tokens[start:end]).lower()
         value = " ".join(tokens[end + 1:]) if end < len(tokens) else None
-        setter = self.setters.get(name)
-        if setter is None:
-            self.info(f"unknown option {name!r} ignored")
-            return
         try:
+            changed = set_player_option(self.options, name, value)
+            if changed is not None:
+                self.options = changed
+                return
+            setter = self.setters.get(name)
+            if setter is None:
+                self.info(f"unknown option {name!r} ignored")
+                return
             setter(value)
         except ValueError as exc:
             self.error(f"option {name!r}: {exc}")
@@ -400,31 +379,6 @@ class UciServer:
             job.timer.start()
 
     # -- options -------------------------------------------------------------------------
-    def set_player(self, value: str | None) -> None:
-        name = (value or "").strip().lower()
-        if name not in PLAYERS and name != "auto":
-            raise ValueError(f"unknown player {value!r} (expected one of {', '.join(PLAYERS)}, auto)")
-        self.options = self.options.with_changes(player=name)
-
-    def set_weights(self, value: str | None) -> None:
-        path = (value or "").strip()
-        self.options = self.options.with_changes(weights=None if path in ("", "<empty>") else path)
-
-    def _set_player_int(self, field: str, value: str | None, minimum: int, zero_is_none: bool = False) -> None:
-        number = parse_int(value or "")
-        if number is None or number < minimum:
-            raise ValueError(f"expected an integer >= {minimum}, got {value!r}")
-        self.options = self.options.with_changes(**{field: None if zero_is_none and number == 0 else number})
-
-    def set_cpuct(self, value: str | None) -> None:
-        try:
-            cpuct = float(value or "")
-        except ValueError:
-            raise ValueError(f"expected a number, got {value!r}") from None
-        if not math.isfinite(cpuct) or cpuct < 0:
-            raise ValueError(f"expected a number >= 0, got {value!r}")
-        self.options = self.options.with_changes(cpuct=cpuct)
-
     def set_overhead(self, value: str | None) -> None:
         number = parse_int(value or "")
         if number is None or number < 0:

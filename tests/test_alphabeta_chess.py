@@ -8,7 +8,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.search.ab_board import MATE_SCORE
 from engine.search.ab_chess import ChessSearchBoard

@@ -11,7 +11,7 @@ from typing import Callable, Iterator
 import chess
 import pytest
 
-from engine.factory import PLAYERS, PlayerOptions
+from engine.players import PLAYER_NAMES, PlayerOptions
 from engine.games.chess import ChessGame
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
@@ -520,7 +520,7 @@ def test_bad_player_options_keep_the_previous_player():
     s.ready()
     s.send("setoption name Player value mcts", "setoption name WeightsFile value /nonexistent/net.pt")
     s.ready()
-    assert any(line.startswith("info string error: cannot build player 'mcts'") for line in s.stdout.seen)
+    assert any(line.startswith("info string error: player mcts unavailable") for line in s.stdout.seen)
     s.send("setoption name Player value nonsense")
     assert "unknown player" in s.stdout.expect("info string error:")
     s.send("position startpos moves d2d4", "go movetime 20")
@@ -530,14 +530,14 @@ def test_bad_player_options_keep_the_previous_player():
 
 def test_player_switch_rebuilds_lazily(monkeypatch):
     built: list[str] = []
-    import engine.factory as factory
+    import engine.players.build as factory
     real = factory.make_searcher
 
-    def spy(game, options):
+    def spy(game, options, notes=None):
         built.append(options.player)
-        return real(game, options)
+        return real(game, options, notes)
 
-    monkeypatch.setattr("protocols.uci.make_searcher", spy)
+    monkeypatch.setattr(factory, "make_searcher", spy)
     s = Session(PlayerOptions(player="random"))
     s.send("uci")
     s.stdout.expect("uciok")
@@ -570,7 +570,7 @@ def test_real_player_transcript(player):
 def test_every_player_in_the_factory_is_offered():
     s = Session(searcher=FakeSearcher())
     line = s.ask("uci", "option name Player")
-    for name in PLAYERS:
+    for name in PLAYER_NAMES:
         assert f"var {name}" in line
     assert s.quit() == 0
 

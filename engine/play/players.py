@@ -1,7 +1,7 @@
 """The web board's one seam to the player layer: built-in players by name and options.
 
 Everything the board knows about building players goes through this module, so a change of
-the player API (engine/factory.py today) is a change here only.
+the player API (engine/players) is a change here only.
 """
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ ExternalFactory = Callable[[Game, str, Sequence[str]], Searcher]
 def build_searcher(game: Game, options: Mapping[str, Any]) -> Searcher:
     """A built-in player for `game` from page options (PAGE_OPTIONS keys).  ValueError (unknown
     player, unreadable network) says what is wrong in one line."""
-    from engine.factory import PlayerOptions, make_searcher
+    from engine.players import PlayerOptions, make_searcher
     return make_searcher(game, PlayerOptions(**options))
 
 
 def player_names() -> list[str]:
     """The built-in players, "auto" first (mcts with a shipped network, else alphabeta)."""
-    from engine.factory import PLAYERS
-    return ["auto", *sorted(PLAYERS)]
+    from engine.players import PLAYER_NAMES
+    return ["auto", *sorted(PLAYER_NAMES)]
 
 
 def shipped_networks(game_name: str) -> list[str]:

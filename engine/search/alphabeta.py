@@ -7,7 +7,8 @@ reductions and quiescence on `noisy_moves()` with stand-pat.
 
 Optional SearchBoard hooks (see ab_board.py): history_keys() (earlier game positions
 that count as repetitions), rule_terminal() (a cheaper terminal()), push_null() and
-null_move_safe() (null-move pruning).
+null_move_safe() (null-move pruning), root_plan() (a proven win played at once, or the
+root restricted to the moves that avoid a proven loss: gomoku's threat solver).
 
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
 at once; the answer is always the best move of the last *completed* depth (the
@@ -28,7 +29,7 @@ from engine.search.ab_board import MATE_BOUND, MATE_SCORE, TERMINAL_DRAW, TERMIN
 from engine.search.limits import Stopper
 from engine.types import Limits, Move, SearchInfo, SearchResult, value_from_cp
 
-__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable", "build"]
+__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable"]
 
 INF = MATE_SCORE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -52,6 +53,7 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
+    threat_nodes: int = 100  # gomoku: threat-solver nodes per leaf (x40 at the root); 0 = off
 
 
 class TranspositionTable:
@@ -182,6 +184,13 @@ class _Run:
         legal = list(self.state.legal_moves())
         if not legal:
             return SearchResult(best_move=None, value=0.0)
+        plan = getattr(self.board, "root_plan", None)
+        if plan is not None and not self.limits.searchmoves:
+            win, allowed = plan()
+            if win:
+                return self._proven_win(tuple(win))
+            if allowed:
+                self.limits = replace(self.limits, searchmoves=tuple(allowed))
         root_moves = self._root_moves(legal)
         limits, stopper = self.limits, self.stopper
         max_depth = limits.depth if limits.depth is not None and not limits.infinite else self.config.max_depth
@@ -217,6 +226,15 @@ class _Run:
             info = replace(info, nodes=self.nodes, time=stopper.elapsed(), hashfull=self.tt.hashfull())
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
+
+    def _proven_win(self, line: tuple[Move, ...]) -> SearchResult:
+        """The board proved a win before searching (root_plan): play its line at once."""
+        info = SearchInfo(depth=1, seldepth=len(line), value=1.0, nodes=self.nodes,
+                          time=self.stopper.elapsed(), pv=line, mate_plies=len(line))
+        if self.on_info is not None:
+            self.on_info(info)
+        return SearchResult(best_move=line[0], value=1.0, info=info,
+                            ponder_move=line[1] if len(line) > 1 else None)
 
     def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
         """Root candidates in search order: searchmoves if given, else the board's moves."""
@@ -453,15 +471,3 @@ class _Run:
                     if score >= beta:
                         break
         return best
-
-
-def build(game, options) -> AlphaBeta:
-    """The alpha-beta player for `game` (chess or gomoku), TT sized from options.hash_mb."""
-    config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if game.name == "chess":
-        from engine.search.ab_chess import ChessSearchBoard
-        return AlphaBeta(ChessSearchBoard.from_state, config)
-    if game.name == "gomoku":
-        from engine.search.ab_gomoku import board_maker
-        return AlphaBeta(board_maker(game), config)  # one pattern cache per player, kept across moves
-    raise ValueError(f"alphabeta does not play {game.name!r}")

@@ -27,7 +27,7 @@ from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_childre
                                searchmoves_mask)
 from engine.types import Limits, Move, SearchInfo, SearchResult
 
-__all__ = ["MCTSConfig", "MCTS", "build", "tree_node_budget"]
+__all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
 INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
 
@@ -60,6 +60,7 @@ class MCTSConfig:
     formula: str = "puct"
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
+    threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -83,9 +84,15 @@ class MCTS:
         self.evaluator = evaluator
         self.config = config or MCTSConfig()
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
+        self._answers: list[Move | None] = []  # per slot: the move that search answered
+        self._prover = None
+        if self.config.threat_nodes > 0:
+            from engine.search.threats import TreeProver
+            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
 
     def new_game(self) -> None:
         self._roots = []
+        self._answers = []
 
     # --- the Searcher API -----------------------------------------------------------------
 
@@ -108,7 +115,8 @@ class MCTS:
         if len(seeds) != len(states):
             raise ValueError("seeds must match states")
         old = self._roots + [None] * (len(states) - len(self._roots))
-        trees = [Tree(self._reuse(old[i], s), s, seeds[i]) for i, s in enumerate(states)]
+        answers = self._answers + [None] * (len(states) - len(self._answers))
+        trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves)
         node_limit = limits.nodes if not limits.infinite else None
@@ -128,6 +136,7 @@ class MCTS:
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
         results = [self._result(t, stopper.elapsed()) for t in trees]
+        self._answers = [r.best_move for r in results]
         head = results[0]
         if on_info is not None and head.info is not None:
             root = trees[0].root
@@ -144,10 +153,22 @@ class MCTS:
             return replace(limits, nodes=self.config.default_nodes)
         return limits
 
-    def _reuse(self, old: Node | None, state) -> Node:
-        """The old tree's node for `state` (itself, a child or a grandchild), else a new root."""
+    def _reuse(self, old: Node | None, state, answer: Move | None = None) -> Node:
+        """The old tree's node for `state` (itself, a child or a grandchild), else a new root.
+        Followed directly along the played moves (our answer, then the reply that is
+        `state.last_move`) when they are known; else looked up by key."""
         if old is not None:
             key = state.key()
+            node: Node | None = old
+            for move in (answer, getattr(state, "last_move", None), None):
+                if node is None:
+                    break
+                if node.state.to_play == state.to_play and node.state.key() == key:
+                    node.state = state
+                    return node
+                if move is None or node.moves is None or move not in node.moves:
+                    break
+                node = node.children.get(node.moves.index(move))
             frontier = [old]
             for _ in range(3):                         # the old root, children, grandchildren
                 for node in frontier:
@@ -179,6 +200,8 @@ class MCTS:
                 root.raw_prior = None
             if self.config.root_tactics:
                 scan_root_tactics(root)
+            if self._prover is not None:
+                self._prover.prove_root(root)
 
     def _add_noise(self, tree: Tree) -> None:
         root = tree.root
@@ -285,6 +308,8 @@ class MCTS:
             raise ValueError(f"evaluator returned {len(evaluations)} results for {len(unique)} states")
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
+            if self._prover is not None:
+                self._prover.prove_leaf(leaf)
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf: Node, vl: float) -> int:
@@ -394,23 +419,3 @@ NODE_BYTES = 4096  # measured: ~4.2 KB per expanded node (15x15 gomoku and chess
 def tree_node_budget(memory_mb: int) -> int:
     """Nodes that fit in `memory_mb` (the UCI Hash / --hash setting is the tree's budget)."""
     return max(1000, memory_mb * 2**20 // NODE_BYTES)
-
-
-def build(game, options) -> MCTS:
-    """MCTS over the network named by options (or shipped); the heuristic evaluator when
-    there is no network at all, so `--player mcts` always plays."""
-    from engine.factory import shipped_weights
-
-    if options.weights is None and shipped_weights(game.name) is None:
-        from engine.evaluators import heuristic_evaluator
-        evaluator = heuristic_evaluator(game)
-    else:
-        from engine.nn.evaluator import load_evaluator   # torch is imported only here
-        evaluator = load_evaluator(game, options)
-        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
-        # isready / Gomocup START, not out of the first move's budget.
-        evaluator.evaluate([game.initial_state()])
-    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
-                        default_nodes=options.nodes or MCTSConfig.default_nodes,
-                        max_tree_nodes=tree_node_budget(options.hash_mb))
-    return MCTS(evaluator, config)

@@ -37,6 +37,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from engine.games.base import Outcome
+from engine.nn.codecs import codec_names, get_codec
 from engine.nn.files import atomic_write
 
 __all__ = [
@@ -47,7 +48,6 @@ __all__ = [
 
 SHARD_FORMAT = "plyzero-samples"
 SHARD_VERSION = 1
-_CHESS_DIVISORS = {30: 100.0}  # codec_chess plane 30: min(halfmove clock, 100) / 100
 
 
 class ShardError(ValueError):
@@ -79,22 +79,9 @@ class GameSpec:
         return cls(game.name, game.width, game.height, game.rule)
 
 
-def _codec(game: str) -> Any:
-    from engine.nn import codec_chess, codec_gomoku
-    return codec_chess if game == "chess" else codec_gomoku
-
-
-def _divisors(game: str) -> np.ndarray:
-    divisors = np.ones(_codec(game).PLANES, dtype=np.float32)
-    if game == "chess":
-        for plane, divisor in _CHESS_DIVISORS.items():
-            divisors[plane] = divisor
-    return divisors
-
-
 def policy_size(game: str, height: int, width: int) -> int:
     """Length of the flat policy index space: 4672 for chess, H * W for gomoku."""
-    return _codec("chess").POLICY_SIZE if game == "chess" else height * width
+    return get_codec(game).policy_size(width, height)
 
 
 @dataclass(frozen=True)
@@ -113,8 +100,7 @@ def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: in
     """A sample for `state` with `policy` (weights over state.legal_moves(): visit counts,
     a one-hot, a soft teacher target) normalised to sum 1.  value stays 0 until
     with_outcome fills it in at the end of the game."""
-    name = "chess" if hasattr(state, "board") else "gomoku"
-    codec = _codec(name)
+    codec = get_codec(state.game.name)
     weights = np.asarray(policy, dtype=np.float64)
     legal = codec.legal_index(state)
     if weights.shape != legal.shape:
@@ -122,12 +108,12 @@ def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: in
     total = weights.sum()
     if not total > 0 or (weights < 0).any():
         raise ValueError("policy weights must be >= 0 with a positive sum")
-    divisors = _divisors(name)
+    divisors = codec.plane_divisors()
     planes = codec.encode([state])[0]
     quantised = np.rint(planes * divisors[:, None, None])
     if quantised.min() < 0 or quantised.max() > 255 or not np.array_equal(
             quantised.astype(np.float32) / divisors[:, None, None], planes):
-        raise ValueError("the codec's planes do not quantise exactly (codec changed? update _divisors)")
+        raise ValueError("the codec's planes do not quantise exactly (codec changed? update its plane_divisors)")
     return Sample(planes=quantised.astype(np.uint8), moves=legal.astype(np.int16),
                   probs=(weights / total).astype(np.float32), value=0, ply=int(state.ply),
                   to_play=int(state.to_play), game=game_index)
@@ -156,14 +142,15 @@ def write_shard(path: str | Path, samples: Sequence[Sample], spec: GameSpec, not
     if len(shapes) != 1:
         raise ValueError(f"one board shape per shard, got {sorted(shapes)}")
     _, height, width = shapes.pop()
-    if (height, width) != ((8, 8) if spec.name == "chess" else (spec.height, spec.width)):
+    codec = get_codec(spec.name)
+    if (height, width) != codec.plane_shape(spec.width, spec.height):
         raise ValueError(f"samples are {width}x{height}, the spec says {spec.width}x{spec.height}")
     counts = np.array([s.moves.size for s in samples], dtype=np.int64)
     meta = {
         "format": SHARD_FORMAT, "version": SHARD_VERSION, "game": spec.name,
         "width": width, "height": height, "rule": spec.rule,
-        "codec_version": _codec(spec.name).CODEC_VERSION,
-        "divisors": _divisors(spec.name).tolist(), "samples": len(samples), "notes": notes,
+        "codec_version": codec.version,
+        "divisors": codec.plane_divisors().tolist(), "samples": len(samples), "notes": notes,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     arrays: dict[str, Any] = {
@@ -238,11 +225,11 @@ def _read_one(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     if meta.get("format") != SHARD_FORMAT or meta.get("version") != SHARD_VERSION:
         raise ShardError(f"{path}: not a version {SHARD_VERSION} PlyZero sample shard")
     game = meta.get("game")
-    if game not in ("chess", "gomoku"):
+    if game not in codec_names():
         raise ShardError(f"{path}: unknown game {game!r}")
-    if meta.get("codec_version") != _codec(game).CODEC_VERSION:
+    if meta.get("codec_version") != get_codec(game).version:
         raise ShardError(f"{path}: {game} codec version {meta.get('codec_version')}, "
-                         f"this engine encodes version {_codec(game).CODEC_VERSION}")
+                         f"this engine encodes version {get_codec(game).version}")
     return meta, arrays
 
 
@@ -272,7 +259,7 @@ def read_shards(paths: Iterable[str | Path], expect_game: str | None = None) -> 
             moves=np.concatenate([p["moves"] for p in parts]).astype(np.int64),
             probs=np.concatenate([p["probs"] for p in parts]),
             value=np.concatenate([p["value"] for p in parts]).astype(np.int64)))
-    return Dataset(game=game, divisors=_divisors(game), buckets=buckets,
+    return Dataset(game=game, divisors=get_codec(game).plane_divisors(), buckets=buckets,
                    sources=[str(p) for p in files])
 
 
@@ -292,10 +279,9 @@ class Batch:
     wdl: np.ndarray
 
 
-def _perm_table(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+def _perm_table(game: str, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """(perm [S, N], inverse [S, N]): perm[k, i] is where cell i goes under symmetry k."""
-    from engine.games.gomoku import symmetry_permutations
-    perms = np.asarray(symmetry_permutations(width, height), dtype=np.int64)
+    perms = np.asarray(get_codec(game).symmetries(width, height), dtype=np.int64)
     inverse = np.empty_like(perms)
     rows = np.arange(perms.shape[0])[:, None]
     inverse[rows, perms] = np.arange(perms.shape[1])[None, :]
@@ -324,8 +310,8 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
     rows = np.repeat(np.arange(n), counts)
     moves = chosen.moves[entries]
     planes = chosen.planes[indices]
-    if augment and dataset.game == "gomoku":
-        perms, inverse = _perm_table(w, h)
+    if augment and get_codec(dataset.game).symmetric:
+        perms, inverse = _perm_table(dataset.game, w, h)
         sym = rng.integers(0, perms.shape[0], size=n)
         flat = planes.reshape(n, planes.shape[1], h * w)
         # new cell j holds old cell inverse[j]: the stones, the last move and the mask all move.

@@ -77,8 +77,9 @@ TeacherFactory = Callable[["TeacherConfig"], tuple[Teach, Callable[[], None]]]
 
 
 def _alphabeta_teacher(game: Any, config: TeacherConfig) -> tuple[Teach, Callable[[], None]]:
-    from engine.factory import PlayerOptions, make_searcher
-    searcher = make_searcher(game, PlayerOptions(player="alphabeta", hash_mb=config.hash_mb))
+    from engine.players import PlayerOptions, build_player
+    searcher = build_player(game, PlayerOptions(player="alphabeta", hash_mb=config.hash_mb),
+                            fallbacks=()).searcher
     limits = Limits(depth=config.depth, time=config.movetime, multipv=config.multipv)
     current = [-1]
 
