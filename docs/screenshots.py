@@ -21,7 +21,7 @@ from engine.play import GameSettings, Opponent  # noqa: E402
 
 def shoot(settings: GameSettings, clicks: list[str], out: Path, think: float = 3.0) -> None:
     board = RunningBoard(settings)
-    driver = start_driver(Path(tempfile.mkdtemp(prefix="plyzero-shot-")))
+    driver = start_driver(Path(tempfile.mkdtemp(prefix="plyzero-shot-")) / "profile")
     try:
         driver.get(board.url)
         time.sleep(2.0)

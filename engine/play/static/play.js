@@ -140,6 +140,7 @@ function fmtCount(n) {
 function renderLook(s) {
   const look = s.look;
   $("searcher").textContent = look ? `(${look.searcher})` : "";
+  $("priors").parentElement.classList.toggle("hide", !(look && look.heat.length));   // MCTS only
   const [w, d, l] = look ? look.wdl_first : [0, 0, 0];
   const bar = $("wdl");
   bar.querySelector(".w").style.width = `${w / 10}%`;
