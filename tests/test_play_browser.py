@@ -156,6 +156,16 @@ def test_promotion_choice_and_bad_input_in_the_page(browser, board_server):
     click(browser, "#start")
     wait(browser, lambda d: "outside 5..26" in page_state(d)["error"], what="the board size error")
     assert len(page_state(browser)["moves"]) == 2          # the chess game is still there
+    browser.execute_script("""document.getElementById('width').value = '9';
+                              document.getElementById('height').value = '9';
+                              document.getElementById('more').value = 'depth=3';""")
+    click(browser, "#start")
+    wait(browser, lambda d: "unknown player option 'depth'" in page_state(d)["error"], what="the option error")
+    browser.execute_script("document.getElementById('more').value = 'seed=5 batch=4'")
+    click(browser, "#start")
+    wait(browser, lambda d: len(d.find_elements("css selector", ".cell")) == 81, what="the 9x9 board")
+    assert browser.find_element("id", "more").get_attribute("value") == "seed=5 batch=4"
+    assert page_state(browser)["moves"] == [] and page_state(browser)["status"] == "Your move (Black)"
 
 
 def test_heat_map_while_mcts_analyses_gomoku_and_arrows_for_chess(browser, board_server):

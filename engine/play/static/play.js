@@ -501,6 +501,8 @@ function fillSettings(settings) {
   }
   $("weights").value = opts.weights || "";
   $("nodes").value = opts.nodes || "";
+  $("more").value = Object.entries(opts).filter(([k]) => !["player", "weights", "nodes"].includes(k))
+    .map(([k, v]) => `${k}=${v}`).join(" ");
   $("position").value = settings.position;
   const labels = settings.game === "chess" ? ["first (White)", "second (Black)"] : ["first (black stones)", "second (white stones)"];
   $("human").options[0].text = labels[0];
@@ -519,6 +521,10 @@ function formSettings() {
   const optionsOut = { player: $("player").value };
   if ($("weights").value) optionsOut.weights = $("weights").value;
   if ($("nodes").value) optionsOut.nodes = $("nodes").value;
+  for (const pair of $("more").value.split(/\s+/).filter(Boolean)) {   // key=value; the server checks them
+    const at = pair.indexOf("=");
+    optionsOut[at < 0 ? pair : pair.slice(0, at)] = at < 0 ? "" : pair.slice(at + 1);
+  }
   return {
     game: $("game").value, width: $("width").value, height: $("height").value, rule: $("rule").value,
     mode: $("mode").value, human: Number($("human").value), movetime: $("movetime").value,
