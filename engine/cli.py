@@ -56,12 +56,30 @@ def main() -> None:
               help="Game(s) to bench (default: both).")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per position.")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Seconds per position.")
+@click.option("--scale", is_flag=True,
+              help="Scale figures for --weights on --device: evaluator positions/s per batch size, "
+                   "search_many nodes/s, self-play positions/s (engine/bench_scale.py).")
 @player_options()
-def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, options: PlayerOptions) -> None:
+def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, scale: bool,
+          options: PlayerOptions) -> None:
     """Search a fixed set of positions and print nodes, time and nodes/s (like Stockfish's bench)."""
     from engine.bench import run_bench
     from engine.types import Limits
 
+    if scale:
+        from engine.bench_scale import run_scale_bench
+        from engine.players import find_weights
+        from engine.train.samples import GameSpec
+        if options.weights is None:
+            raise click.BadParameter("--scale measures a network: pass --weights", param_hint="--weights")
+        game = (games or ("gomoku",))[0]
+        try:
+            run_scale_bench(find_weights(options.weights), GameSpec(game, 15, 15) if game == "gomoku"
+                            else GameSpec("chess", 8, 8, ""), device=options.device, nodes=options.nodes or 64,
+                            leaves=options.batch, echo=click.echo)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     limits = None
     if depth is not None or movetime is not None or options.nodes is not None:
         limits = Limits(depth=depth, time=movetime, nodes=options.nodes)
@@ -118,13 +136,17 @@ def board_specs(game: str, board: str | None, rule: str) -> list[Any]:
 
 
 def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, seed: int, out: str,
-                    settings: Any, weights: str | None, workers: int, make_teacher: Any = None) -> None:
-    """Plan and run the data jobs (reruns skip finished shards), one line each, then a summary."""
+                    settings: Any, weights: str | None, workers: int, make_teacher: Any = None,
+                    ray: str | None = None) -> None:
+    """Plan and run the data jobs (reruns skip finished shards), one line each, then a summary.
+    ray: run the jobs as Ray tasks on that cluster (engine.train.pool) instead of local processes."""
     from engine.train.jobs import plan_jobs, run_jobs
+    from engine.train.pool import open_pool
 
     try:
         jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
-        results = run_jobs(jobs, workers, echo=click.echo)
+        with open_pool(workers, ray) as pool:
+            results = run_jobs(jobs, workers, echo=click.echo, pool=pool, show_progress=True)
     except ValueError as exc:  # bad network file, bad settings: one line, no traceback
         raise click.ClickException(str(exc)) from None
     done = [r for r in results if not r.skipped]
@@ -160,12 +182,14 @@ rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]
               help="Resign at this root value or below (off by default).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--ray", default=None, metavar="ADDRESS",
+              help="Run the games as Ray tasks: auto | host:port | local (pip install 'plyzero[ray]').")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="cpu", show_default=True)
 @click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto", show_default=True)
 def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
              out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
-             resign: float | None, seed: int, workers: int, threads: int, device: str,
+             resign: float | None, seed: int, workers: int, ray: str | None, threads: int, device: str,
              backend: str) -> None:
     """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
     from engine.train.selfplay import SelfPlayConfig
@@ -174,7 +198,28 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     settings = SelfPlayConfig(playouts=nodes, leaves_per_batch=leaves, temperature_plies=temp_plies,
                               max_plies=max_plies, resign_value=resign, device=device, backend=backend,
                               threads=threads)
-    generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers)
+    generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers, ray=ray)
+
+
+@main.command("import")
+@game_option
+@click.argument("pgn", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
+@click.option("--games-per-shard", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Stop after this many games.")
+def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games: int | None) -> None:
+    """PGN games into sample shards: the played move as the policy target, the result as the
+    value, [%eval] comments as the teacher's value (reruns skip finished shards)."""
+    from engine.train.pgn_import import import_pgn
+
+    if game != "chess":
+        raise click.BadParameter("PGN import is for chess games", param_hint="--game")
+    try:
+        report = import_pgn(pgn, out, games_per_shard=games_per_shard, max_games=max_games, on_shard=click.echo)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"import: {report.games} games ({report.skipped} skipped), {report.positions} positions in "
+               f"{report.shards_written} shards written, {report.shards_skipped} already there")
 
 
 @main.command()
@@ -198,28 +243,88 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--log-every", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--augment/--no-augment", default=True, show_default=True, help="Gomoku board symmetries.")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Weight of the teacher's evaluation in the value target, the rest the game result "
+                   "[0.5, chosen by measurement; a resumed run keeps its own].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.05, show_default=True,
+              help="Share of games held out for validation.")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Held-out positions measured per checkpoint.")
+@click.option("--plot/--no-plot", default=True, show_default=True,
+              help="Redraw <run>/training.png at every checkpoint (needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Torch CPU threads.")
 @click.option("--notes", default="", help="Added to the checkpoints' notes.")
 def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
-          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool, seed: int,
-          device: str, threads: int | None, notes: str) -> None:
-    """Train a network on sample shards; checkpoints and a resumable state go to --run."""
-    from engine.train.trainer import TrainConfig
+          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
+          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, progress: bool,
+          seed: int, device: str, threads: int | None, notes: str) -> None:
+    """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
+    training.png and a resumable state go to --run."""
+    from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
     from engine.train.trainer import train as run_training
 
     try:
         config = TrainConfig(batch_size=batch_size, optimizer=optimizer, lr=lr, weight_decay=weight_decay,
                              warmup_steps=warmup, decay_steps=decay_steps, augment=augment,
+                             value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend,
+                             val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
                              device=device, threads=threads)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
-                              expect_game=game, notes=notes,
-                              on_log=lambda e: click.echo(
-                                  f"step {e['step']}: loss {e['loss']:.4f} (policy {e['policy']:.4f}, "
-                                  f"value {e['value']:.4f}) lr {e['lr']:.2e}, {e['steps_per_s']:.2f} steps/s"))
+                              expect_game=game, notes=notes, on_log=lambda e: click.echo(log_line(e)),
+                              show_progress=progress)
     except ValueError as exc:  # RunError, ShardError, CheckpointError: one line each
         raise click.ClickException(str(exc)) from None
     click.echo(f"step {report.step}: wrote {report.checkpoint} ({report.data})")
+
+
+def log_line(entry: dict) -> str:
+    """One training log entry as a line for people."""
+    if entry.get("kind") == "val":
+        sign = "n/a" if entry["value_sign"] is None else f"{entry['value_sign']:.3f}"
+        return (f"step {entry['step']}: validation on {entry['samples']} positions: policy top-1 "
+                f"{entry['policy_top1']:.3f}, cross-entropy {entry['policy_ce']:.4f}; value MSE "
+                f"{entry['value_mse']:.4f} (vs result {entry['value_mse_result']:.4f}), sign {sign}")
+    if entry.get("kind") == "note":
+        return f"step {entry['step']}: {entry['text']}"
+    return (f"step {entry['step']}: loss {entry['loss']:.4f} (policy {entry['policy']:.4f}, "
+            f"value {entry['value']:.4f}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
+
+
+@main.command()
+@game_option
+@click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
+              help="Shard file or directory of shards (repeatable).")
+@click.option("--weights", "weights_list", multiple=True, required=True,
+              help="Checkpoint(s) to measure (a path or a shipped name; repeatable).")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Value target blend for value_mse [the training default].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
+              help="The held-out share, as given to `engine train` (1 = every sample).")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True)
+def validate(game: str, data: tuple[str, ...], weights_list: tuple[str, ...], value_blend: float | None,
+             val_fraction: float, val_samples: int) -> None:
+    """Measure networks on the validation split of shards (the same positions `engine train`
+    holds out), one line each: compare a new network with the shipped one."""
+    from engine.players.networks import find_weights
+    from engine.nn.checkpoint import load_checkpoint
+    from engine.train.samples import read_shards, split_validation
+    from engine.train.trainer import DEFAULT_VALUE_BLEND
+    from engine.train.validate import validate as measure
+
+    try:
+        everything = read_shards(data, game)
+        held_out = everything if val_fraction >= 1.0 else split_validation(everything, val_fraction)[1]
+        if held_out is None:
+            raise ValueError("no game fell into the validation split; raise --val-fraction")
+        for weights in weights_list:
+            model, _ = load_checkpoint(find_weights(weights), expect_game=game)
+            metrics = measure(model, held_out, max_samples=val_samples,
+                              value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend)
+            click.echo(f"{weights}: " + log_line({"step": "-", "kind": "val", **metrics}))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -44,6 +44,8 @@ class Limits:
     multipv: how many best root moves to report, each as its own SearchInfo line
     (UCI `MultiPV`); searchers cap it at the number of root moves.  The answer is the
     best line's move whatever its value.
+    ponder: the time limits start at ponderhit (see engine.search.limits.StopSignal);
+    until then the search runs as if it had no clock.
     """
     nodes: int | None = None
     time: float | None = None
@@ -52,6 +54,7 @@ class Limits:
     infinite: bool = False
     searchmoves: tuple[Move, ...] | None = None
     multipv: int = 1
+    ponder: bool = False
 
     @property
     def unlimited(self) -> bool:

@@ -44,10 +44,10 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, TextIO
 
 from engine import __version__
-from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState
 from engine.player import Engine
+from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,

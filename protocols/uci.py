@@ -14,24 +14,26 @@ from dataclasses import replace
 from typing import Callable, Sequence, TextIO
 
 from engine import __version__
-from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
 from engine.player import Engine
+from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
 from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, parse_go, parse_int
 from protocols.uci_options import player_option_lines, set_player_option
 
-__all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "UciServer", "serve", "main"]
+__all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "closing_info", "UciServer", "serve", "main"]
 
 
 def _legal_pv(state: State, pv: Sequence[object]) -> list[str]:
-    """The longest legal prefix of `pv`, in UCI text (a TT-built pv may go stale)."""
+    """The longest legal prefix of `pv`, in UCI text (a TT-built pv may go stale), ended
+    at the first position that is over (mate, stalemate, repetition, fifty moves,
+    insufficient material), counting the game's moves before `state` for repetition."""
     text: list[str] = []
     for move in pv:
-        if move not in state.legal_moves():
+        if state.outcome() is not None or move not in state.legal_moves():
             break
         text.append(move.uci())  # type: ignore[attr-defined]
         state = state.play(move)
@@ -66,24 +68,46 @@ def format_info(info: SearchInfo, state: State, *, show_wdl: bool = False, show_
     return " ".join(parts)
 
 
+def _played_move(state: State, result: SearchResult) -> object | None:
+    """The move the answer plays: the searcher's when legal, else the first legal move."""
+    legal = state.legal_moves()
+    if not legal:
+        return None
+    return result.best_move if result.best_move is not None and result.best_move in legal else legal[0]
+
+
 def format_bestmove(state: State, result: SearchResult) -> tuple[str, str | None]:
     """(`bestmove …` line, problem or None).  Always legal: a missing or illegal best
     move falls back to the first legal move; no legal move gives `bestmove 0000`."""
-    legal = state.legal_moves()
-    if not legal:
+    move = _played_move(state, result)
+    if move is None:
         return "bestmove 0000", None
-    move, problem = result.best_move, None
-    if move is None or move not in legal:
-        problem = f"searcher returned {move!r}, not a legal move; playing {legal[0].uci()}"
-        move = legal[0]
+    problem = None
+    if move != result.best_move:
+        problem = f"searcher returned {result.best_move!r}, not a legal move; playing {move.uci()}"  # type: ignore[attr-defined]
     ponder = result.ponder_move
     pv = result.info.pv if result.info is not None else ()
     if ponder is None and len(pv) > 1 and pv[0] == move:
         ponder = pv[1]
-    line = f"bestmove {move.uci()}"
+    line = f"bestmove {move.uci()}"  # type: ignore[attr-defined]
     if ponder is not None and ponder in state.play(move).legal_moves():
         line += f" ponder {ponder.uci()}"
     return line, problem
+
+
+def closing_info(state: State, result: SearchResult) -> SearchInfo:
+    """The report owed before a bestmove when the search printed none (stopped before
+    its first depth completed): its final info, or the played move with the result's
+    value, the pv led by the move actually played."""
+    move = _played_move(state, result)
+    info = result.info or SearchInfo(depth=0, seldepth=0, value=result.value, nodes=0, time=0.0)
+    if move is None:  # the game is over: `score mate 0` when mated (Stockfish's convention)
+        outcome = state.outcome()
+        mated = outcome is not None and outcome.winner is not None
+        return replace(info, pv=(), value=-1.0 if mated else 0.0, mate_plies=0 if mated else None)
+    if not info.pv or info.pv[0] != move:
+        info = replace(info, pv=(move,) if move is not None else ())
+    return info
 
 
 def _one_line(exc: BaseException) -> str:
@@ -93,14 +117,14 @@ def _one_line(exc: BaseException) -> str:
 
 class _Job:
     """One `go`: its bestmove line is sent once, and only after release (stop/ponderhit
-    for held searches)."""
+    for held searches), and never before an `info` line with a score and a pv."""
 
     def __init__(self, state: State, limits: Limits, *, hold: bool, ponder: bool):
         self.state, self.limits, self.ponder = state, limits, ponder
         self.released = not hold
         self.line: str | None = None
         self.sent = False
-        self.timer: threading.Timer | None = None
+        self.info_sent = False
 
 
 class UciServer:
@@ -173,14 +197,15 @@ class UciServer:
         """(Re)build the searcher after option changes, lazily and never mid-search.
         A failure keeps the previous player (or, at the first build, falls back)."""
         if self.engine is None or self._built != self.options:
-            first = self.engine is None or self._built is None
+            previous = self._built
             try:
-                built = build_player(self.game, self.options, fallbacks=FALLBACK_PLAYERS if first else ())
+                built = build_player(self.game, self.options,
+                                     fallbacks=FALLBACK_PLAYERS if previous is None else ())
             except PlayerBuildError as exc:
-                if first:
+                if previous is None:
                     raise
                 self.error(str(exc))
-                self.options = self._built  # type: ignore[assignment]
+                self.options = previous
             else:
                 for note in built.notes:
                     self.info(note)
@@ -203,8 +228,6 @@ class UciServer:
     def _release(self, job: _Job) -> None:
         with self._lock:
             job.released = True
-            if job.timer is not None:
-                job.timer.cancel()
             if job.line is not None and not job.sent:
                 job.sent = True
                 self.write(job.line)
@@ -217,6 +240,8 @@ class UciServer:
             problem = f"bestmove: {_one_line(exc)}"
         if problem:
             self.error(problem)
+        if not job.info_sent:
+            self._on_info(job, closing_info(job.state, result))
         self._deliver(job, line)
 
     def _on_error(self, job: _Job, exc: BaseException) -> None:
@@ -227,6 +252,7 @@ class UciServer:
         try:
             self.write(format_info(info, job.state, show_wdl=self.show_wdl,
                                    show_multipv=job.limits.multipv > 1))
+            job.info_sent = True
         except Exception as exc:  # a bad report must not abort the search
             self.error(f"info: {_one_line(exc)}")
 
@@ -238,11 +264,6 @@ class UciServer:
         if self.engine is not None:
             self.engine.stop()
             self.engine.wait()
-
-    def _timer_stop(self, job: _Job) -> None:
-        with self._lock:
-            if self._job is job and not job.sent and self.engine is not None:
-                self.engine.stop()
 
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:
@@ -342,10 +363,13 @@ class UciServer:
         if self.debug:
             self.info(f"go {self.options.player} ponder={go.ponder} {limits}")
         if not legal:
+            self._on_info(job, closing_info(state, SearchResult(best_move=None, value=0.0)))
             self._deliver(job, "bestmove 0000")
             return
-        search_limits = (Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv)
-                         if go.ponder else limits)
+        search_limits = limits
+        if go.ponder:  # the clock starts at ponderhit; no clock at all: search until stop
+            search_limits = (replace(limits, ponder=True) if not limits.unlimited else
+                             Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv))
         engine.go(state, search_limits, on_info=lambda info: self._on_info(job, info),
                   on_done=lambda result: self._on_done(job, result),
                   on_error=lambda exc: self._on_error(job, exc))
@@ -359,24 +383,20 @@ class UciServer:
             self.engine.stop()
 
     def cmd_ponderhit(self, _: list[str]) -> None:
-        """The predicted move was played: the ponder search becomes a timed one."""
+        """The predicted move was played: the ponder search's clock starts now, with the
+        budget a fresh `go` with the same clock would get (Limits.ponder)."""
         job = self._job
         if job is None or not job.ponder or job.released:
             return
         job.ponder = False
         if job.limits.infinite:
             return  # `go ponder infinite`: still held until stop
-        budget = job.limits.soft_time or job.limits.time
         self._release(job)
-        if job.sent:
-            return
-        if budget is None or self.engine is None:
-            self._timer_stop(job)
-            return
-        with self._lock:
-            job.timer = threading.Timer(budget, self._timer_stop, args=(job,))
-            job.timer.daemon = True
-            job.timer.start()
+        if self.engine is not None and not job.sent:
+            if job.limits.unlimited:
+                self.engine.stop()  # nothing to spend after ponderhit: answer now
+            else:
+                self.engine.ponderhit()
 
     # -- options -------------------------------------------------------------------------
     def set_overhead(self, value: str | None) -> None:

@@ -12,11 +12,20 @@ sum to exactly n.
 
 MultiPV (`Limits.multipv` = k > 1) costs nothing extra: each report becomes k lines, the
 root's top k children (ranked_children), each with its own Q and most-visited path.
+
+The time plan (only while a clock runs: `Limits.time`, after ponderhit when pondering):
+a tree stops at the soft deadline unless its best move is in doubt (the runner-up by
+visits has the better Q), then it may run on toward the hard one; and it stops as soon
+as no other root move can overtake the most visited one in the playouts left before
+the deadline it is working to (hard when in doubt, else soft), estimated from this
+search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
+once.  `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
 
 import math
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
@@ -30,6 +39,7 @@ from engine.types import Limits, Move, SearchInfo, SearchResult
 __all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
 INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
+MIN_RATE_PLAYOUTS = 8  # playouts this search before its playout rate is trusted for pruning
 
 
 @dataclass(frozen=True)
@@ -80,15 +90,19 @@ def _dirichlet_alpha(state, n_moves: int, configured: float | None) -> float:
 class MCTS:
     """Implements the Searcher protocol, plus `search_many` for lockstep self-play."""
 
-    def __init__(self, evaluator, config: MCTSConfig | None = None):
+    def __init__(self, evaluator, config: MCTSConfig | None = None, *,
+                 clock: Callable[[], float] = time.monotonic):
+        """clock: what the Stopper reads (tests pass a scripted one)."""
         self.evaluator = evaluator
         self.config = config or MCTSConfig()
+        self._clock = clock
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
         self._answers: list[Move | None] = []  # per slot: the move that search answered
         self._prover = None
         if self.config.threat_nodes > 0:
             from engine.search.threats import TreeProver
             self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
+        self.last_stop = ""                    # why the last search ended (tree 0)
 
     def new_game(self) -> None:
         self._roots = []
@@ -110,7 +124,7 @@ class MCTS:
         Slot i's tree is kept and reused when the next call's states[i] follows from it.
         """
         limits = self._effective_limits(limits)
-        stopper = Stopper(limits, stop)
+        stopper = Stopper(limits, stop, clock=self._clock)
         seeds = list(seeds) if seeds is not None else [self.config.seed] * len(states)
         if len(seeds) != len(states):
             raise ValueError("seeds must match states")
@@ -121,8 +135,16 @@ class MCTS:
         self._prepare_roots(trees, limits.searchmoves)
         node_limit = limits.nodes if not limits.infinite else None
         next_info = INFO_INTERVAL
+        decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
         while True:
-            active = [t for t in trees if not t.done(node_limit, self.config.max_tree_nodes)]
+            active = [t for t in trees
+                      if id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes)]
+            if active and stopper.timed and not stopper.should_stop():
+                for tree in active:
+                    verdict = self._time_verdict(tree, stopper)
+                    if verdict is not None:
+                        decided[id(tree)] = verdict
+                active = [t for t in active if id(t) not in decided]
             if not active:
                 if limits.infinite and not stopper.should_stop():
                     stopper.event.wait(0.01)   # proven or empty roots: wait for stop
@@ -135,6 +157,7 @@ class MCTS:
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
+        self.last_stop = decided.get(id(trees[0])) or self._stop_reason(trees[0], stopper, node_limit)
         results = [self._result(t, stopper.elapsed()) for t in trees]
         self._answers = [r.best_move for r in results]
         head = results[0]
@@ -144,6 +167,48 @@ class MCTS:
             for info in self._lines(trees[0], head.info, limits.multipv, first):
                 on_info(info)
         return results
+
+    # --- the time plan -------------------------------------------------------------------
+
+    def _time_verdict(self, tree: Tree, stopper: Stopper) -> str | None:
+        """Why the time plan ends this tree now, or None to search on (see the module doc)."""
+        root = tree.root
+        if root.moves is None:
+            return None
+        root.ensure_stats()
+        allowed = np.ones(len(root.moves), dtype=bool) if tree.root_mask is None else tree.root_mask
+        if root.proven is not None:
+            allowed = allowed & ~(root.proven < 0)
+        candidates = np.flatnonzero(allowed)
+        if len(candidates) <= 1:
+            return "one move"
+        visits = root.visits[candidates]
+        first, second = np.argsort(-visits, kind="stable")[:2]
+        soft_left, hard_left = stopper.soft_left(), stopper.time_left()
+        if soft_left is None or hard_left is None:
+            return None
+        in_doubt = bool(root.q[candidates[second]] > root.q[candidates[first]])
+        if soft_left <= 0 and not in_doubt:
+            return "soft deadline"
+        elapsed = stopper.elapsed()
+        if tree.playouts < MIN_RATE_PLAYOUTS or elapsed <= 0:
+            return None
+        horizon = hard_left if in_doubt else soft_left   # in doubt, the plan reaches to hard
+        if visits[first] - visits[second] > tree.playouts / elapsed * max(0.0, horizon):
+            return "smart pruning"
+        return None
+
+    @staticmethod
+    def _stop_reason(tree: Tree, stopper: Stopper, node_limit: int | None) -> str:
+        if tree.resolved():
+            return "resolved"
+        if stopper.event.is_set():
+            return "stop"
+        if node_limit is not None and tree.playouts >= node_limit:
+            return "nodes"
+        if stopper.stopped:
+            return "hard deadline"
+        return "tree full"
 
     # --- steps ----------------------------------------------------------------------------
 

@@ -12,6 +12,13 @@ the move played is sampled from visits^(1/T) with T = 1 for the first
 `temperature_plies` plies and is the search's best move after that (a proven win is
 always played).  Values are filled in from each game's final outcome.  Chess games
 stop at `max_plies` as a draw; resignation is off unless `resign_value` is set.
+
+Playout-cap randomisation (KataGo): with `full_search_share` < 1 each move is searched
+fully (root noise, `playouts`) with that probability and kept as a sample; the other
+moves get a fast search (`fast_playouts`, no noise) and are not kept.  Resignation
+play-through: a `resign_playthrough` share of games never resign; the first time one of
+them would have, the side is noted, and `selfplay_games` reports how often such a side
+went on not to lose (false resignations).
 """
 from __future__ import annotations
 
@@ -26,7 +33,8 @@ from engine.search.mcts import MCTS, MCTSConfig
 from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
 from engine.types import Limits, SearchResult
 
-__all__ = ["SelfPlayConfig", "selfplay_batch", "game_seed", "CHESS_MAX_PLIES"]
+__all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed",
+           "CHESS_MAX_PLIES"]
 
 CHESS_MAX_PLIES = 300
 
@@ -40,7 +48,10 @@ class SelfPlayConfig:
     gomoku no cap).  resign_value: the side to move resigns when its root value falls
     to this or below (e.g. -0.95) after resign_min_ply plies; None = never.
     device / backend / threads: how the network runs (threads = 1 when many workers share
-    the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's."""
+    the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's.
+    full_search_share / fast_playouts: playout-cap randomisation (1.0 = every move full;
+    fast_playouts None = playouts // 4).  resign_playthrough: share of games that never
+    resign, to measure false resignations."""
     playouts: int = 200
     leaves_per_batch: int = 8
     temperature_plies: int = 8
@@ -53,10 +64,17 @@ class SelfPlayConfig:
     device: str = "cpu"
     backend: str = "auto"
     threads: int = 1
+    full_search_share: float = 1.0
+    fast_playouts: int | None = None
+    resign_playthrough: float = 0.0
 
     def __post_init__(self) -> None:
         if self.playouts < 1 or self.leaves_per_batch < 1 or self.temperature_plies < 0:
             raise ValueError("playouts and leaves_per_batch must be >= 1, temperature_plies >= 0")
+        if not (0.0 < self.full_search_share <= 1.0 and 0.0 <= self.resign_playthrough <= 1.0):
+            raise ValueError("full_search_share must be in (0, 1] and resign_playthrough in [0, 1]")
+        if self.fast_playouts is not None and self.fast_playouts < 1:
+            raise ValueError("fast_playouts must be >= 1")
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -65,15 +83,40 @@ def game_seed(seed: int, index: int) -> int:
     return (int(mixed[0]) << 31) ^ int(mixed[1])
 
 
+@dataclass(frozen=True)
+class GameSummary:
+    """One finished self-play game.  would_resign: the side that first fell to the resign
+    value (None: nobody); played_out: this game was not allowed to resign."""
+    index: int
+    winner: int | None
+    reason: str
+    plies: int
+    would_resign: int | None
+    played_out: bool
+
+    @property
+    def false_resignation(self) -> bool:
+        """A played-out game whose would-be resigner did not lose."""
+        return self.played_out and self.would_resign is not None and self.winner != 1 - self.would_resign
+
+
+@dataclass(frozen=True)
+class SelfPlayGames:
+    samples: list[Sample]
+    games: list[GameSummary]
+
+
 class _Game:
     """One game in flight: its state, samples so far, its move sampler, its end."""
-    __slots__ = ("index", "state", "seed", "rng", "samples", "outcome")
+    __slots__ = ("index", "state", "seed", "rng", "samples", "outcome", "may_resign", "would_resign")
 
     def __init__(self, index: int, state: Any, seed: int):
         self.index, self.state, self.seed = index, state, seed
         self.rng = np.random.default_rng(seed)
         self.samples: list[Sample] = []
         self.outcome: Outcome | None = None
+        self.may_resign = True
+        self.would_resign: int | None = None
 
 
 def _choose(result: SearchResult, visits: np.ndarray, state: Any, sample: bool,
@@ -87,19 +130,28 @@ def _choose(result: SearchResult, visits: np.ndarray, state: Any, sample: bool,
 
 
 def selfplay_batch(spec: GameSpec, weights: str | Path | None, n_games: int,
-                   config: SelfPlayConfig = SelfPlayConfig(), seed: int = 0) -> list[Sample]:
+                   config: SelfPlayConfig = SelfPlayConfig(), seed: int = 0, *,
+                   evaluator: Any = None) -> list[Sample]:
     """Play n_games self-play games in lockstep and return their samples (in game order).
 
     weights: a checkpoint or .onnx path; None plays with uniform priors and value 0 (a
-    network-free start).  Sample.game is the game's index in this batch.
+    network-free start).  evaluator: use this one instead of opening `weights` (e.g. a
+    RemoteEvaluator of an inference server).  Sample.game is the game's index in this batch.
     """
+    return selfplay_games(spec, weights, n_games, config, seed, evaluator=evaluator).samples
+
+
+def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
+                   config: SelfPlayConfig = SelfPlayConfig(), seed: int = 0, *,
+                   evaluator: Any = None) -> SelfPlayGames:
+    """selfplay_batch, with a summary of every game (resignations, plies, results)."""
     if n_games < 1:
         raise ValueError("n_games must be >= 1")
     game = spec.make()
-    if weights is None:
+    if evaluator is None and weights is None:
         from engine.evaluators import UniformEvaluator
-        evaluator: Any = UniformEvaluator()
-    else:
+        evaluator = UniformEvaluator()
+    elif evaluator is None:
         from engine.nn.evaluator import NetworkEvaluator
         evaluator = NetworkEvaluator(str(weights), device=config.device, backend=config.backend,
                                      threads=config.threads, expect_game=spec.name,
@@ -108,23 +160,45 @@ def selfplay_batch(spec: GameSpec, weights: str | Path | None, n_games: int,
         c_init=config.c_init, leaves_per_batch=config.leaves_per_batch, noise=True,
         dirichlet_alpha=config.dirichlet_alpha, dirichlet_epsilon=config.dirichlet_epsilon,
         temperature=0.0, default_nodes=config.playouts))
+    capped = config.full_search_share < 1.0
+    fast = MCTS(evaluator, MCTSConfig(c_init=config.c_init, leaves_per_batch=config.leaves_per_batch,
+                                      temperature=0.0)) if capped else None
+    fast_limits = Limits(nodes=config.fast_playouts or max(1, config.playouts // 4))
     max_plies = config.max_plies
     if max_plies is None and spec.name == "chess":
         max_plies = CHESS_MAX_PLIES
     limits = Limits(nodes=config.playouts)
     games = [_Game(i, game.initial_state(), game_seed(seed, i)) for i in range(n_games)]
+    if config.resign_value is not None and config.resign_playthrough > 0:
+        for g in games:
+            g.may_resign = bool(g.rng.random() >= config.resign_playthrough)
     active = list(games)
     while active:
-        results = mcts.search_many([g.state for g in active], limits, seeds=[g.seed for g in active])
+        # Which moves are searched fully (and kept): drawn per game and move from its own rng.
+        keep = {g.index for g in active if not capped or g.rng.random() < config.full_search_share}
+        full = [g for g in active if g.index in keep]
+        quick = [g for g in active if g.index not in keep]
+        searched: list[tuple[_Game, SearchResult]] = []
+        if full:
+            searched += zip(full, mcts.search_many([g.state for g in full], limits, seeds=[g.seed for g in full]))
+        if quick:
+            assert fast is not None
+            searched += zip(quick, fast.search_many([g.state for g in quick], fast_limits,
+                                                    seeds=[g.seed for g in quick]))
+            searched.sort(key=lambda pair: pair[0].index)
         still: list[_Game] = []
-        for g, result in zip(active, results):
+        for g, result in searched:
             state = g.state
             visits = np.asarray(result.visits, dtype=np.float64)
-            g.samples.append(make_sample(state, visits, g.index))
+            if g.index in keep:
+                g.samples.append(make_sample(state, visits, g.index))
             if (config.resign_value is not None and state.ply >= config.resign_min_ply
                     and result.value <= config.resign_value):
-                g.outcome = Outcome(winner=1 - state.to_play, reason="resignation")
-                continue
+                if g.would_resign is None:
+                    g.would_resign = state.to_play
+                if g.may_resign:
+                    g.outcome = Outcome(winner=1 - state.to_play, reason="resignation")
+                    continue
             g.state = state.play(_choose(result, visits, state, state.ply < config.temperature_plies, g.rng))
             g.outcome = g.state.outcome()
             if g.outcome is None and max_plies is not None and g.state.ply >= max_plies:
@@ -133,8 +207,10 @@ def selfplay_batch(spec: GameSpec, weights: str | Path | None, n_games: int,
                 still.append(g)
         active = still
     samples: list[Sample] = []
+    summaries: list[GameSummary] = []
     for g in games:
         assert g.outcome is not None
         samples.extend(with_outcome(g.samples, g.outcome))
-    return samples
-
+        summaries.append(GameSummary(g.index, g.outcome.winner, g.outcome.reason, int(g.state.ply),
+                                     g.would_resign, not g.may_resign))
+    return SelfPlayGames(samples, summaries)
