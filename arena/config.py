@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena.clock import MoveLimits, TimeControlError, parse_tc
-from engine.factory import find_weights
+from engine.players import PLAYER_NAMES, PLAYER_OPTIONS, find_weights, option_by_key
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,12 +27,10 @@ else:  # pragma: no cover
 __all__ = ["ConfigError", "EngineSpec", "Adjudication", "SprtSpec", "TournamentConfig",
            "parse_engine", "parse_kv", "load_toml", "build_config", "BUILTIN_SETTINGS", "RULE_BITS"]
 
-# Built-in player settings -> `engine uci|gomocup` flags (see engine/cli.py player_options).
-BUILTIN_SETTINGS: dict[str, str] = {
-    "weights": "--weights", "nodes": "--nodes", "batch": "--batch", "cpuct": "--cpuct",
-    "threads": "--threads", "hash": "--hash", "seed": "--seed", "device": "--device",
-    "backend": "--backend",
-}
+# Built-in player settings -> `engine uci|gomocup` flags, one per player option
+# (engine/players/options.py) except the player itself, which has its own key.
+BUILTIN_SETTINGS: dict[str, str] = {spec.key: f"--{spec.key}" for spec in PLAYER_OPTIONS
+                                    if spec.name != "player"}
 LIMIT_KEYS = ("depth", "nodes", "movetime")     # per-engine search limits
 RULE_BITS = {"freestyle": 0, "standard": 1}     # Gomocup INFO rule
 PROTOCOLS = ("uci", "gomocup")
@@ -44,8 +42,9 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class EngineSpec:
-    """One participant.  Either a built-in `player` (run as `engine uci|gomocup --player X`) or an
-    external `command`.  options: UCI setoption / Gomocup INFO pairs.  depth/nodes/movetime:
+    """One participant.  Either a built-in `player` (run as `engine uci|gomocup --player X` with
+    the arena's own interpreter: `python -c "from protocols.cli import main; main()" ...`, see
+    argv) or an external `command`.  options: UCI setoption / Gomocup INFO pairs.  depth/nodes/movetime:
     this engine's own search limits (override the tournament's)."""
     name: str
     player: str | None = None
@@ -184,8 +183,6 @@ def _float(value: Any, what: str) -> float:
 
 def _engine_from_mapping(raw: Mapping[str, Any], where: str) -> EngineSpec:
     """Build an EngineSpec from TOML-table or flag keys (validated, command resolved)."""
-    from engine.factory import PLAYERS
-
     raw = dict(raw)
     options = {str(k): str(v) for k, v in dict(raw.pop("options", {}) or {}).items()}
     env = {str(k): str(v) for k, v in dict(raw.pop("env", {}) or {}).items()}
@@ -230,14 +227,18 @@ def _engine_from_mapping(raw: Mapping[str, Any], where: str) -> EngineSpec:
                           env=tuple(sorted(env.items())), **limits)
     if player is None:
         raise ConfigError(f"{where}: needs a built-in player name or cmd=...")
-    if player not in PLAYERS:
-        raise ConfigError(f"{where}: unknown player {player!r} (expected one of {', '.join(PLAYERS)})")
+    if player not in PLAYER_NAMES:
+        raise ConfigError(f"{where}: unknown player {player!r} (expected one of {', '.join(PLAYER_NAMES)})")
     settings: dict[str, str] = {}
     for key in list(raw):
         if key not in BUILTIN_SETTINGS:
             raise ConfigError(f"{where}: unknown setting {key!r} for built-in player "
                               f"(expected {', '.join(sorted(set(LIMIT_KEYS) | set(BUILTIN_SETTINGS)))})")
         settings[key] = str(raw.pop(key))
+        try:
+            option_by_key(key).parse(settings[key])
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {key}: {exc}") from None
     if "weights" in settings and not Path(find_weights(settings["weights"])).is_file():
         raise ConfigError(f"{where}: weights file {settings['weights']!r} not found")
     return EngineSpec(name=str(name or player), player=player, protocol=protocol,

@@ -2,20 +2,26 @@
 
 Like Stockfish's bench, the positions and the default limit never change, so two
 runs (or two commits) compare by their totals.  The transposition table is cleared
-before each position for the same reason.  `bench_positions` is shared with the
-MCTS bench (engine/bench_mcts.py), which `run_bench` delegates to for `--player mcts`.
+before each position for the same reason.
+
+`--player mcts` adds MCTS nodes/s beside the evaluator's raw positions/s: neural MCTS
+can go no faster than its evaluator, and the ratio of the two at the same batch size
+("search efficiency") is the share of time the network is kept busy, i.e. how little
+the search itself costs.
 """
 from __future__ import annotations
 
 import time
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
 
-from engine.factory import PlayerOptions, make_searcher, resolve_player
 from engine.games import Game, State, get_game
+from engine.players import PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
-from engine.types import Limits, SearchResult
+from engine.types import Evaluation, Limits, SearchResult
 
-__all__ = ["bench_positions", "default_limits", "run_bench", "CHESS_FENS", "GOMOKU_OPENINGS"]
+__all__ = ["bench_positions", "default_limits", "run_bench", "run_mcts_bench", "bench_game", "GameBench",
+           "CHESS_FENS", "GOMOKU_OPENINGS"]
 
 CHESS_FENS: tuple[tuple[str, str], ...] = (
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
@@ -41,6 +47,7 @@ GOMOKU_OPENINGS: tuple[tuple[str, int, str], ...] = (
 # Fixed per-game alpha-beta depths: about 10 s per game on one free core (measured 2026-11).
 ALPHABETA_DEPTH = {"chess": 6, "gomoku": 9}
 OTHER_PLAYER_NODES = 800  # mcts/uct/random: a node budget per position instead of a depth
+THROUGHPUT_SECONDS = 2.0  # mcts: how long the evaluator alone is timed per game
 
 
 def _gomoku_move(width: int, text: str) -> int:
@@ -78,9 +85,7 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
     Returns (nodes, seconds) over all positions.
     """
     if options.player == "mcts":
-        from engine.bench_mcts import run_mcts_bench
-        by_game = {name: bench_positions(name) for name in games}
-        return run_mcts_bench(games, options, limits, echo, positions=by_game)
+        return run_mcts_bench(games, options, limits, echo)
 
     total_nodes, total_time = 0, 0.0
     for game_name in games:
@@ -90,19 +95,38 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
         echo(f"# {game_name}: {len(positions)} positions, player {resolved.player}, {_describe(game_limits)}")
         searchers: dict[object, Searcher] = {}
         for index, (label, state) in enumerate(positions, 1):
-            game = getattr(state, "game", None) or get_game(game_name)
+            game = _game_of(state, game_name)
             searcher = searchers.get(game)
             if searcher is None:
-                searcher = searchers[game] = make_searcher(game, resolved)
+                searcher = searchers[game] = _build(game, resolved, echo)
             result, elapsed = timed_search(searcher, state, game_limits)
             total_nodes += result.info.nodes if result.info is not None else 0
             total_time += elapsed
             echo(position_line(index, label, game, state, result, elapsed))
+    return _totals(total_nodes, total_time, echo)
+
+
+def _build(game: Game, options: PlayerOptions, echo: Callable[[str], None]) -> Searcher:
+    """The player asked for, no fallback (a bench of another player would mislead);
+    its notes (e.g. mcts without a network) are printed as comments."""
+    built = build_player(game, options, fallbacks=())
+    for note in built.notes:
+        echo(f"# {note}")
+    return built.searcher
+
+
+def _game_of(state: State, game_name: str) -> Game:
+    """The state's own game (gomoku states know their board; chess has one game)."""
+    game = getattr(state, "game", None)
+    return game if game is not None else get_game(game_name)
+
+
+def _totals(nodes: int, seconds: float, echo: Callable[[str], None]) -> tuple[int, float]:
     echo("===========================")
-    echo(f"Total time (ms) : {int(total_time * 1000)}")
-    echo(f"Nodes searched  : {total_nodes}")
-    echo(f"Nodes/second    : {int(total_nodes / total_time) if total_time > 0 else 0}")
-    return total_nodes, total_time
+    echo(f"Total time (ms) : {int(seconds * 1000)}")
+    echo(f"Nodes searched  : {nodes}")
+    echo(f"Nodes/second    : {int(nodes / seconds) if seconds > 0 else 0}")
+    return nodes, seconds
 
 
 def timed_search(searcher: Searcher, state: State, limits: Limits) -> tuple[SearchResult, float]:
@@ -128,3 +152,89 @@ def _describe(limits: Limits) -> str:
     parts = [f"{name} {value}" for name, value in
              (("depth", limits.depth), ("nodes", limits.nodes), ("movetime", limits.time)) if value is not None]
     return ", ".join(parts) or "default limits"
+
+
+# ---- MCTS: search speed beside the evaluator's ------------------------------------------
+
+@dataclass(frozen=True)
+class GameBench:
+    """One game's figures: MCTS playouts/s over all positions and the evaluator alone."""
+    game: str
+    nodes: int
+    seconds: float
+    evaluator_rate: float
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def efficiency(self) -> float:
+        return self.nps / self.evaluator_rate if self.evaluator_rate > 0 else 0.0
+
+
+def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: Callable[[str], None],
+               positions: Sequence[tuple[str, State]]) -> GameBench:
+    """Search each (label, state) with a fresh tree, then time the evaluator alone at
+    options.batch on positions one ply past those."""
+    searcher: Any = _build(game, options.with_changes(player="mcts"), echo)
+    timed = searcher.evaluator = _TimedEvaluator(searcher.evaluator)
+    limits = limits or Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
+    label = game.name if game.name == "chess" else f"gomoku {game.width}x{game.height}"  # type: ignore[attr-defined]
+    echo(f"# mcts {label}: {len(positions)} positions, batch {options.batch}, "
+         f"evaluator {type(timed.inner).__name__}")
+    total_nodes, total_time = 0, 0.0
+    for number, (name, state) in enumerate(positions, 1):
+        result, elapsed = timed_search(searcher, state, limits)
+        total_nodes += result.info.nodes if result.info is not None else 0
+        total_time += elapsed
+        echo(position_line(number, name, game, state, result, elapsed))
+    rate = _evaluator_rate(timed.inner, [s for _, s in positions], options.batch)
+    figures = GameBench(label, total_nodes, total_time, rate)
+    echo(f"   {label}: mcts {figures.nps:.0f} nodes/s, evaluator alone {rate:.0f} pos/s at batch "
+         f"{options.batch}: search efficiency {100 * figures.efficiency:.1f} %")
+    echo(f"   {label}: the evaluator was busy {100 * timed.seconds / max(total_time, 1e-9):.1f} % of "
+         f"the search time, in {timed.calls} calls of {timed.states / max(timed.calls, 1):.1f} "
+         "positions on average (the rest is tree work and rules)")
+    return figures
+
+
+class _TimedEvaluator:
+    """Counts the time and batch sizes of evaluator calls: the evaluator's share of a search
+    is a load-independent view of the same efficiency."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.seconds = 0.0
+        self.calls = self.states = 0
+
+    def evaluate(self, states: Sequence[State]) -> list[Evaluation]:
+        start = time.perf_counter()
+        out = self.inner.evaluate(states)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        self.states += len(states)
+        return out
+
+
+def _evaluator_rate(evaluator: Any, states: Sequence[State], batch: int) -> float:
+    """Raw positions/s of the evaluator on leaf-like positions (one ply past the bench ones)."""
+    from engine.nn.throughput import measure_throughput   # no torch at import time
+
+    leaves = [s.play(m) for s in states for m in list(s.legal_moves())[:8]]
+    leaves = [s for s in leaves if s.outcome() is None] or list(states)
+    return measure_throughput(evaluator, leaves, batch, THROUGHPUT_SECONDS)
+
+
+def run_mcts_bench(games: Sequence[str], options: PlayerOptions, limits: Limits | None,
+                   echo: Callable[[str], None],
+                   positions: Mapping[str, Sequence[tuple[str, State]]] | None = None) -> tuple[int, float]:
+    """Bench MCTS on positions[game] ((label, state) pairs; default: the fixed bench set),
+    one group per board (gomoku sizes differ).  Returns (nodes, seconds)."""
+    groups: dict[Game, list[tuple[str, State]]] = {}
+    for name in games:
+        pairs = positions[name] if positions is not None else bench_positions(name)
+        for label, state in pairs:
+            groups.setdefault(_game_of(state, name), []).append((label, state))
+    figures = [bench_game(game, options, limits, echo, pairs) for game, pairs in groups.items()]
+    return _totals(sum(f.nodes for f in figures), sum(f.seconds for f in figures), echo)

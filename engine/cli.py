@@ -10,41 +10,38 @@ from typing import Any, Callable
 
 import click
 
-from engine.factory import PLAYERS, PlayerOptions
+from engine.players import PLAYER_OPTIONS, OptionSpec, PlayerOptions
 
 __all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
            "rule_option"]
 
 
-def player_options(default_player: str = "alphabeta") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator adding the player flags once for every command; passes `options: PlayerOptions`."""
-    defaults = PlayerOptions()
+def _click_type(spec: OptionSpec) -> Any:
+    if spec.kind == "choice":
+        return click.Choice(list(spec.choices))
+    if spec.kind == "path":
+        return click.Path(dir_okay=False)
+    if spec.kind == "float":
+        return click.FloatRange(min=spec.minimum, max=spec.maximum)
+    if spec.kind == "int":
+        return click.IntRange(min=None if spec.minimum is None else int(spec.minimum),
+                              max=None if spec.maximum is None else int(spec.maximum))
+    return int
 
+
+def player_options(default_player: str = "alphabeta") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator adding one flag per player option (engine/players/options.py) to a command;
+    passes `options: PlayerOptions`."""
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
-        @click.option("--player", type=click.Choice(sorted(PLAYERS) + ["auto"]), default=default_player,
-                      show_default=True,
-                      help="Which searcher plays (auto: mcts with the shipped network, else alphabeta).")
-        @click.option("--weights", type=click.Path(dir_okay=False), default=None,
-                      help="Network checkpoint (mcts); default: the shipped one for the game.")
-        @click.option("--nodes", type=click.IntRange(min=1), default=None,
-                      help="Per-move node budget when no clock is given.")
-        @click.option("--batch", type=click.IntRange(min=1), default=defaults.batch, show_default=True,
-                      help="MCTS leaves per network call.")
-        @click.option("--cpuct", type=click.FloatRange(min=0.0), default=defaults.cpuct, show_default=True)
-        @click.option("--threads", type=click.IntRange(min=1), default=defaults.threads, show_default=True,
-                      help="Network inference threads.")
-        @click.option("--hash", "hash_mb", type=click.IntRange(min=1), default=defaults.hash_mb,
-                      show_default=True, help="Alpha-beta transposition table, MB.")
-        @click.option("--seed", type=int, default=None, help="Random seed (random/uct/mcts noise).")
-        @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto",
-                      show_default=True)
-        @click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto",
-                      show_default=True, help="CPU inference runtime for mcts.")
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            names = PlayerOptions.field_names()
-            opts = PlayerOptions(**{k: kwargs.pop(k) for k in list(kwargs) if k in names})
+            opts = PlayerOptions(**{spec.name: kwargs.pop(spec.name) for spec in PLAYER_OPTIONS})
             return fn(*args, options=opts, **kwargs)
+        for spec in reversed(PLAYER_OPTIONS):
+            default = default_player if spec.name == "player" else spec.default
+            wrapper = click.option(f"--{spec.key.replace('_', '-')}", spec.name, type=_click_type(spec),
+                                   default=default, show_default=default is not None,
+                                   help=spec.help)(wrapper)
         return wrapper
     return decorate
 
@@ -71,7 +68,7 @@ def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, sca
 
     if scale:
         from engine.bench_scale import run_scale_bench
-        from engine.factory import find_weights
+        from engine.players.networks import find_weights
         from engine.train.samples import GameSpec
         if options.weights is None:
             raise click.BadParameter("--scale measures a network: pass --weights", param_hint="--weights")
@@ -149,7 +146,7 @@ def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, see
     try:
         jobs = plan_jobs(kind, specs, games, per_shard, seed, out, settings, weights, make_teacher)
         with open_pool(workers, ray) as pool:
-            results = run_jobs(jobs, workers, echo=click.echo, pool=pool)
+            results = run_jobs(jobs, workers, echo=click.echo, show_progress=True, pool=pool)
     except ValueError as exc:  # bad network file, bad settings: one line, no traceback
         raise click.ClickException(str(exc)) from None
     done = [r for r in results if not r.skipped]
@@ -204,6 +201,27 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers, ray=ray)
 
 
+@main.command("import")
+@game_option
+@click.argument("pgn", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
+@click.option("--games-per-shard", type=click.IntRange(min=1), default=500, show_default=True)
+@click.option("--max-games", type=click.IntRange(min=1), default=None, help="Stop after this many games.")
+def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games: int | None) -> None:
+    """PGN games into sample shards: the played move as the policy target, the result as the
+    value, [%eval] comments as the teacher's value (reruns skip finished shards)."""
+    from engine.train.pgn_import import import_pgn
+
+    if game != "chess":
+        raise click.BadParameter("PGN import is for chess games", param_hint="--game")
+    try:
+        report = import_pgn(pgn, out, games_per_shard=games_per_shard, max_games=max_games, on_shard=click.echo)
+    except (ValueError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"import: {report.games} games ({report.skipped} skipped), {report.positions} positions in "
+               f"{report.shards_written} shards written, {report.shards_skipped} already there")
+
+
 @main.command()
 @game_option
 @click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
@@ -225,28 +243,88 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
 @click.option("--checkpoint-every", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--log-every", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--augment/--no-augment", default=True, show_default=True, help="Gomoku board symmetries.")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Weight of the teacher's evaluation in the value target, the rest the game result "
+                   "[0.5, chosen by measurement; a resumed run keeps its own].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.05, show_default=True,
+              help="Share of games held out for validation.")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True,
+              help="Held-out positions measured per checkpoint.")
+@click.option("--plot/--no-plot", default=True, show_default=True,
+              help="Redraw <run>/training.png at every checkpoint (needs matplotlib).")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Torch CPU threads.")
 @click.option("--notes", default="", help="Added to the checkpoints' notes.")
 def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
-          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool, seed: int,
-          device: str, threads: int | None, notes: str) -> None:
-    """Train a network on sample shards; checkpoints and a resumable state go to --run."""
-    from engine.train.trainer import TrainConfig
+          decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
+          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, progress: bool,
+          seed: int, device: str, threads: int | None, notes: str) -> None:
+    """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
+    training.png and a resumable state go to --run."""
+    from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
     from engine.train.trainer import train as run_training
 
     try:
         config = TrainConfig(batch_size=batch_size, optimizer=optimizer, lr=lr, weight_decay=weight_decay,
                              warmup_steps=warmup, decay_steps=decay_steps, augment=augment,
+                             value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend,
+                             val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
                              device=device, threads=threads)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
-                              expect_game=game, notes=notes,
-                              on_log=lambda e: click.echo(
-                                  f"step {e['step']}: loss {e['loss']:.4f} (policy {e['policy']:.4f}, "
-                                  f"value {e['value']:.4f}) lr {e['lr']:.2e}, {e['steps_per_s']:.2f} steps/s"))
+                              expect_game=game, notes=notes, on_log=lambda e: click.echo(log_line(e)),
+                              show_progress=progress)
     except ValueError as exc:  # RunError, ShardError, CheckpointError: one line each
         raise click.ClickException(str(exc)) from None
     click.echo(f"step {report.step}: wrote {report.checkpoint} ({report.data})")
+
+
+def log_line(entry: dict) -> str:
+    """One training log entry as a line for people."""
+    if entry.get("kind") == "val":
+        sign = "n/a" if entry["value_sign"] is None else f"{entry['value_sign']:.3f}"
+        return (f"step {entry['step']}: validation on {entry['samples']} positions: policy top-1 "
+                f"{entry['policy_top1']:.3f}, cross-entropy {entry['policy_ce']:.4f}; value MSE "
+                f"{entry['value_mse']:.4f} (vs result {entry['value_mse_result']:.4f}), sign {sign}")
+    if entry.get("kind") == "note":
+        return f"step {entry['step']}: {entry['text']}"
+    return (f"step {entry['step']}: loss {entry['loss']:.4f} (policy {entry['policy']:.4f}, "
+            f"value {entry['value']:.4f}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
+
+
+@main.command()
+@game_option
+@click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
+              help="Shard file or directory of shards (repeatable).")
+@click.option("--weights", "weights_list", multiple=True, required=True,
+              help="Checkpoint(s) to measure (a path or a shipped name; repeatable).")
+@click.option("--value-blend", type=click.FloatRange(0.0, 1.0), default=None,
+              help="Value target blend for value_mse [the training default].")
+@click.option("--val-fraction", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
+              help="The held-out share, as given to `engine train` (1 = every sample).")
+@click.option("--val-samples", type=click.IntRange(min=1), default=4096, show_default=True)
+def validate(game: str, data: tuple[str, ...], weights_list: tuple[str, ...], value_blend: float | None,
+             val_fraction: float, val_samples: int) -> None:
+    """Measure networks on the validation split of shards (the same positions `engine train`
+    holds out), one line each: compare a new network with the shipped one."""
+    from engine.players.networks import find_weights
+    from engine.nn.checkpoint import load_checkpoint
+    from engine.train.samples import read_shards, split_validation
+    from engine.train.trainer import DEFAULT_VALUE_BLEND
+    from engine.train.validate import validate as measure
+
+    try:
+        everything = read_shards(data, game)
+        held_out = everything if val_fraction >= 1.0 else split_validation(everything, val_fraction)[1]
+        if held_out is None:
+            raise ValueError("no game fell into the validation split; raise --val-fraction")
+        for weights in weights_list:
+            model, _ = load_checkpoint(find_weights(weights), expect_game=game)
+            metrics = measure(model, held_out, max_samples=val_samples,
+                              value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend)
+            click.echo(f"{weights}: " + log_line({"step": "-", "kind": "val", **metrics}))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None

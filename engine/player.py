@@ -10,7 +10,7 @@ import threading
 from typing import Callable
 
 from engine.games.base import State
-from engine.search.limits import Searcher
+from engine.search.limits import Searcher, StopSignal
 from engine.types import Limits, SearchInfo, SearchResult
 
 __all__ = ["Engine"]
@@ -20,7 +20,7 @@ class Engine:
     def __init__(self, searcher: Searcher):
         self.searcher = searcher
         self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._stop = StopSignal()
         self._lock = threading.Lock()
 
     @property
@@ -38,7 +38,7 @@ class Engine:
         """Start searching `state` on a worker thread (waits for any previous search first)."""
         self.stop()
         self.wait()
-        self._stop = threading.Event()
+        self._stop = StopSignal()
         stop = self._stop
 
         def work() -> None:
@@ -58,6 +58,10 @@ class Engine:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def ponderhit(self) -> None:
+        """The current search's time limits (Limits.ponder) start now."""
+        self._stop.ponderhit()
 
     def wait(self, timeout: float | None = None) -> None:
         thread = self._thread

@@ -44,6 +44,8 @@ class Limits:
     multipv: how many best root moves to report, each as its own SearchInfo line
     (UCI `MultiPV`); searchers cap it at the number of root moves.  The answer is the
     best line's move whatever its value.
+    ponder: the time limits start at ponderhit (see engine.search.limits.StopSignal);
+    until then the search runs as if it had no clock.
     """
     nodes: int | None = None
     time: float | None = None
@@ -52,6 +54,7 @@ class Limits:
     infinite: bool = False
     searchmoves: tuple[Move, ...] | None = None
     multipv: int = 1
+    ponder: bool = False
 
     @property
     def unlimited(self) -> bool:
@@ -67,6 +70,9 @@ class SearchInfo:
     time: seconds since the search started.  pv: moves from the root.
     wdl: optional (win, draw, loss) per mille for the side to move.
     multipv: this line's rank (1 = best) when a search reports several root moves.
+    root_visits, root_priors: per root legal move (state.legal_moves() order), the visit
+    counts so far and the priors searched with (MCTS only; None elsewhere): the web board's
+    live heat map.
     """
     depth: int
     seldepth: int
@@ -78,6 +84,8 @@ class SearchInfo:
     wdl: tuple[int, int, int] | None = None
     multipv: int = 1
     hashfull: int | None = None
+    root_visits: tuple[int, ...] | None = None
+    root_priors: tuple[float, ...] | None = None
 
     @property
     def nps(self) -> int:

@@ -1,1 +1,2 @@
-"""Protocol adapters: UCI and Gomocup servers (text <-> Engine calls) and the Gomocup client."""
+"""Protocol adapters: UCI and Gomocup servers (text <-> Engine calls, plus the session state
+each protocol needs), the Gomocup client, and cli.py (the console scripts, the only click code)."""

@@ -1,5 +1,6 @@
-"""Console-script target for `engine`: the engine CLI plus the commands that talk to engine
-processes (the protocol servers, and the teacher when it drives an external UCI engine)."""
+"""Console-script targets: `engine` (the engine CLI plus the commands that talk to engine
+processes: the protocol servers, and the teacher when it drives an external UCI engine) and
+`pbrain-plyzero` (the Gomocup brain's launcher).  The only click code in protocols/."""
 from __future__ import annotations
 
 import sys
@@ -7,9 +8,9 @@ import sys
 import click
 
 from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
-from engine.factory import PlayerOptions
+from engine.players import PlayerOptions
 
-__all__ = ["main"]
+__all__ = ["main", "pbrain_main"]
 
 
 @main.command()
@@ -28,32 +29,87 @@ def gomocup(options: PlayerOptions) -> None:
     sys.exit(serve_stdio(options))   # stderr silenced, one malloc arena (see protocols/gomocup.py)
 
 
+def _builtin_openings() -> tuple[str, ...]:
+    """The arena's chess opening suite (a data file shipped in the arena package) as FENs."""
+    from importlib import resources
+    return _read_openings(str(resources.files("arena") / "data" / "openings.epd"))
+
+
+def _read_openings(path: str) -> tuple[str, ...]:
+    """EPD or FEN lines (comments with ';' and blank lines skipped) -> FENs; one-line errors."""
+    import chess
+
+    fens = []
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError as exc:
+        raise click.BadParameter(f"{path}: {exc.strerror}", param_hint="--openings") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith(";"):
+            continue
+        try:
+            board, _ = chess.Board.from_epd(line.strip())
+        except ValueError as exc:
+            raise click.BadParameter(f"{path}:{number}: {exc}", param_hint="--openings") from None
+        fens.append(board.fen())
+    if not fens:
+        raise click.BadParameter(f"{path}: no positions", param_hint="--openings")
+    return tuple(fens)
+
+
+def _info_pairs(pairs: tuple[str, ...], hint: str) -> tuple[tuple[str, str], ...]:
+    """--gomocup-info / --uci-option KEY=VALUE (repeatable) -> (key, value) pairs."""
+    parsed = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip() or " " in key.strip():
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE, e.g. max_node=30000",
+                                     param_hint=hint)
+        parsed.append((key.strip(), value.strip()))
+    return tuple(parsed)
+
+
 @main.command()
 @game_option
 @board_option
 @rule_option
 @click.option("--games", type=click.IntRange(min=1), required=True, help="Games in all, spread over the boards.")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Teacher depth per move.")
+@click.option("--nodes", type=click.IntRange(min=1), default=None,
+              help="Teacher nodes per move (UCI `go nodes`, Gomocup INFO max_node).")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Teacher seconds per move.")
 @click.option("--multipv", type=click.IntRange(min=1), default=1, show_default=True,
               help="Lines per move; above 1 the policy target is a softmax over their values.")
 @click.option("--tau", type=click.FloatRange(min=1e-6), default=0.1, show_default=True,
-              help="Temperature of that softmax (value units).")
-@click.option("--opening-plies", type=click.IntRange(min=0), default=4, show_default=True)
+              help="Temperature of that softmax (value units: win - loss in [-1, 1]).")
+@click.option("--opening-plies", type=click.IntRange(min=0), default=4, show_default=True,
+              help="Random plies at the start of each game (after the --openings position).")
+@click.option("--openings", type=click.Path(dir_okay=False), default=None,
+              help="Chess: EPD/FEN file of start positions [the arena's built-in suite]; 'none' for startpos.")
 @click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
-              help="Chance of a random move per ply.")
+              help="Chance of a random move per ply (still labelled with the teacher's choice).")
 @click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Draw after this many plies.")
 @click.option("--uci", default=None, help="Chess: an external UCI engine command, e.g. /usr/games/stockfish.")
+@click.option("--uci-option", "uci_options", multiple=True, metavar="NAME=VALUE",
+              help="A UCI option for that engine (repeatable), e.g. Hash=16.")
+@click.option("--gomocup", default=None,
+              help="Gomoku: a Gomocup brain command as the teacher, e.g. /path/to/pbrain-rapfi.")
+@click.option("--gomocup-info", multiple=True, metavar="KEY=VALUE",
+              help="An INFO setting for that brain (repeatable), e.g. max_memory=67108864.")
 @click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory for the shards.")
 @click.option("--games-per-shard", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
-def teacher(game: str, board: str | None, rule: str, games: int, depth: int | None, movetime: float | None,
-            multipv: int, tau: float, opening_plies: int, epsilon: float, max_plies: int | None,
-            uci: str | None, out: str, games_per_shard: int, seed: int, workers: int) -> None:
-    """Teacher games (alpha-beta, or a UCI engine for chess) into npz sample shards.
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Teacher processes at once (each its own engine).")
+def teacher(game: str, board: str | None, rule: str, games: int, depth: int | None, nodes: int | None,
+            movetime: float | None, multipv: int, tau: float, opening_plies: int, openings: str | None,
+            epsilon: float, max_plies: int | None, uci: str | None, uci_options: tuple[str, ...],
+            gomocup: str | None, gomocup_info: tuple[str, ...], out: str, games_per_shard: int, seed: int,
+            workers: int) -> None:
+    """Teacher games (alpha-beta, a UCI engine for chess, a Gomocup brain for gomoku) into
+    npz sample shards; rerunning the same command finishes the missing shards.
 
-    Lives here rather than in engine/cli.py because --uci starts an engine process."""
+    Lives here rather than in engine/cli.py because --uci / --gomocup start engine processes."""
     import shlex
 
     from engine.train.teacher import TeacherConfig
@@ -61,16 +117,81 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
     specs = board_specs(game, board, rule)
     if uci is not None and game != "chess":
         raise click.BadParameter("an external UCI teacher plays chess only", param_hint="--uci")
-    if depth is None and movetime is None:
+    if gomocup is not None and game != "gomoku":
+        raise click.BadParameter("a Gomocup teacher plays gomoku only", param_hint="--gomocup")
+    if (uci_options and uci is None) or (gomocup_info and gomocup is None):
+        raise click.UsageError("--uci-option needs --uci and --gomocup-info needs --gomocup")
+    if depth is None and movetime is None and nodes is None:
         depth = 2
-    settings = TeacherConfig(depth=depth, movetime=movetime, multipv=multipv, soft_tau=tau,
-                             opening_plies=opening_plies, epsilon=epsilon, max_plies=max_plies,
-                             uci=tuple(shlex.split(uci)) if uci else None)
+    fens: tuple[str, ...] = ()
+    if game == "chess" and openings != "none":
+        fens = _read_openings(openings) if openings is not None else _builtin_openings()
+    elif game != "chess" and openings is not None:
+        raise click.BadParameter("gomoku openings are random stones near the centre (--opening-plies)",
+                                 param_hint="--openings")
+    try:
+        settings = TeacherConfig(depth=depth, movetime=movetime, nodes=nodes, multipv=multipv, soft_tau=tau,
+                                 opening_plies=opening_plies, epsilon=epsilon, max_plies=max_plies,
+                                 uci=tuple(shlex.split(uci)) if uci else None,
+                                 uci_options=_info_pairs(uci_options, "--uci-option"),
+                                 gomocup=tuple(shlex.split(gomocup)) if gomocup else None,
+                                 gomocup_info=_info_pairs(gomocup_info, "--gomocup-info"), openings=fens)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
     make_teacher = None
     if uci is not None:
         from protocols.uci_teacher import uci_teacher
         make_teacher = uci_teacher
+    elif gomocup is not None:
+        from protocols.gomocup_teacher import gomocup_teacher
+        make_teacher = gomocup_teacher
     generate_shards("teacher", specs, games, games_per_shard, seed, out, settings, None, workers, make_teacher)
+
+
+@main.command()
+@click.option("--game", type=click.Choice(["chess", "gomoku"]), default="gomoku", show_default=True)
+@click.option("--board", default="15", show_default=True, help="Gomoku board: 15, or 12x10.")
+@rule_option
+@click.option("--movetime", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
+              help="Engine seconds per move (0: the player's own budget, e.g. --nodes).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on (this machine only by default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
+@click.option("--no-browser", is_flag=True, help="Print the address instead of opening the default browser.")
+@player_options(default_player="auto")
+def play(game: str, board: str, rule: str, movetime: float, host: str, port: int, no_browser: bool,
+         options: PlayerOptions) -> None:
+    """Play or analyse in the browser against any player, and watch its search.
+
+    Lives here rather than in engine/cli.py because the page may pick an external engine,
+    which this layer starts (protocols/external_searcher.py)."""
+    from dataclasses import asdict, fields
+
+    from engine.play import GameSettings, Opponent, RequestError, serve
+    from engine.play.players import PAGE_OPTIONS
+    from protocols.external_searcher import external_searcher
+
+    width, _, height = board.lower().partition("x")
+    if not (width.isdigit() and (height or width).isdigit()):
+        raise click.BadParameter(f"{board!r}: expected a size like 15 or 12x10", param_hint="--board")
+    defaults = {f.name: f.default for f in fields(PlayerOptions)}
+    chosen = tuple((k, v) for k, v in asdict(options).items() if k in PAGE_OPTIONS and (k == "player" or v != defaults[k]))
+    settings = GameSettings(game=game, width=int(width), height=int(height or width), rule=rule, movetime=movetime,
+                            opponent=Opponent(options=chosen))
+    try:
+        serve(settings, host=host, port=port, open_browser=not no_browser, external=external_searcher,
+              echo=click.echo)
+    except RequestError as exc:          # bad board size, unknown network...
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:               # port in use, address not available
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@player_options(default_player="auto")
+def pbrain_main(options: PlayerOptions) -> None:
+    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
+    from protocols.gomocup import serve_stdio
+    sys.exit(serve_stdio(options))
 
 
 PLUGIN_GROUP = "plyzero.engine_commands"

@@ -1,10 +1,22 @@
 """The Gomocup (piskvork protocol) brain: `pbrain-plyzero` and `engine gomocup`.
 
-Text <-> Engine calls, nothing else (the pure decisions live in gomocup_policy.py).
+Text <-> Engine calls, plus what the protocol leaves to the brain: the board and whose turn
+it is, a watchdog that answers a fallback move when a search overruns, time_left between
+INFO updates, and process hygiene (stderr silenced, one malloc arena).  The pure decisions
+(budgets, rule bits, the fallback move, message text) live in gomocup_policy.py.
 Input is read on its own thread (LineReader), searches run on the Engine's worker
 thread, so `END` exits at once even mid-search.
 A move request waits for nothing; any later command except INFO and END first waits
 for the pending answer, which keeps the dialogue strictly request/answer.
+
+One game state per game: `_stones` is the board as the manager describes it (who owns
+each cell), `_line` the game that led there, as states in play order (line[0] the
+set-up: an empty board or a BOARD's stones).  TURN, the brain's own answer and PLAY play
+onto the line; TAKEBACK of the last move rewinds it; START/RESTART empty it; BOARD plays
+on when the new stones continue the line (see gomocup_policy.follow_stones for the rule),
+else rebuilds it.  So the root handed to search is the state self-play reaches by the
+same moves, last move included (the network's last-move plane), and MCTS follows the
+played moves into its old tree.
 
 Choices the protocol leaves open (documented here, pinned by tests):
 - BOARD field 3 (continuous-game mark) is an occupied cell that helps neither side;
@@ -31,24 +43,22 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, TextIO
 
-import click
-
-from engine.cli import player_options
-from engine.factory import PlayerOptions, make_searcher, resolve_player
+from engine import __version__
+from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState
 from engine.player import Engine
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
-                                     format_message, move_budget, parse_ints, rule_from_bits)
+                                     follow_stones, format_message, move_budget, parse_ints,
+                                     rule_from_bits)
 from protocols.io import LineReader, LineWriter
 
-__all__ = ["serve", "serve_stdio", "main", "GomocupBrain", "MatchSettings"]
+__all__ = ["serve", "serve_stdio", "GomocupBrain", "MatchSettings"]
 
 WATCHDOG_GRACE_S = 0.25           # past the hard limit: stop the search; as long again: fallback
 OWN, OPPONENT, MARK = 1, 2, 3     # BOARD field values
-VERSION = "0.1.0"
 
 MakeSearcher = Callable[[GomokuGame, PlayerOptions], Searcher]
 
@@ -81,13 +91,14 @@ class GomocupBrain:
     """Protocol state machine.  `handle(line)` returns False on END (exit now)."""
 
     def __init__(self, options: PlayerOptions, write: Callable[[str], None], *,
-                 searcher_factory: MakeSearcher = make_searcher):
+                 searcher_factory: MakeSearcher | None = None):
         self.options = options
         self.settings = MatchSettings()
         self._write = write
         self._make_searcher = searcher_factory
         self._size: tuple[int, int] | None = None
         self._stones: dict[int, int] = {}          # cell -> OWN / OPPONENT / MARK
+        self._line: list[GomokuState] = []         # the game as played (see the module docstring)
         self._block: tuple[str, list[str]] | None = None   # BOARD / SWAP2BOARD lines until DONE
         self._engine: Engine | None = None
         self._engine_key: tuple[GomokuGame, PlayerOptions] | None = None
@@ -167,6 +178,7 @@ class GomocupBrain:
     def _restart(self, arg: str) -> str:
         game = self._game()
         self._stones.clear()
+        self._line = [game.initial_state()]
         # Build the player now (loading a network can take seconds) so the first move keeps its time.
         self._engine_for(game).new_game()
         return "OK"
@@ -183,24 +195,55 @@ class GomocupBrain:
             raise ProtocolError(f"no stone on {x},{y}")
         return cell
 
-    def _position(self) -> GomokuState:
-        """The brain to move: its colour follows from the stone counts."""
-        own = sorted(c for c, f in self._stones.items() if f == OWN)
-        other = sorted(c for c, f in self._stones.items() if f != OWN)
-        if len(own) == len(other):
-            first, second = own, other
-        elif len(other) == len(own) + 1:
-            first, second = other, own
+    def _position(self, listed: tuple[int, ...] = ()) -> GomokuState:
+        """The brain to move: its colour follows from the stone counts; the line is played
+        on or rebuilt to hold the stones (`listed`: a BOARD's cells in its order)."""
+        own = sum(1 for f in self._stones.values() if f == OWN)
+        other = len(self._stones) - own
+        if own == other:
+            own_stone = 1
+        elif other == own + 1:
+            own_stone = 2
         else:
-            raise ProtocolError(f"not the brain's turn: {len(own)} own and {len(other)} opponent stones")
+            raise ProtocolError(f"not the brain's turn: {own} own and {other} opponent stones")
+        game = self._game()
+        cells = bytearray(game.width * game.height)
+        for cell, f in self._stones.items():
+            cells[cell] = own_stone if f == OWN else 3 - own_stone
         try:
-            state = self._game().state_from_stones(first, second)
+            self._line = follow_stones(self._line_for(game), bytes(cells), listed)
         except GameSetupError as exc:
             raise ProtocolError(str(exc)) from None
+        state = self._line[-1]
         outcome = state.outcome()
         if outcome is not None:
             raise ProtocolError(f"the game is over ({outcome.reason})")
         return state
+
+    def _line_for(self, game: GomokuGame) -> list[GomokuState]:
+        """The line in `game` (an INFO rule change mid-game replays it under the new rule)."""
+        line = self._line
+        if line and line[0].game == game:
+            return line
+        if not line or (line[0].width, line[0].height) != (game.width, game.height):
+            return [game.initial_state()]
+        try:
+            base = line[0]
+            start = game.state_from_stones([c for c, v in enumerate(base.cells) if v == 1],
+                                           [c for c, v in enumerate(base.cells) if v == 2])
+            replayed = [start]
+            for state in line[1:]:
+                assert state.last_move is not None
+                replayed.append(replayed[-1].play(state.last_move))
+            return replayed
+        except Exception:   # a rule under which the line ended earlier
+            return [game.initial_state()]
+
+    def _play_on(self, cell: int) -> None:
+        """A stone the game gained by a move (TURN, the brain's answer, PLAY): play it on.
+        Should it not fit (odd command orders), _position rebuilds the line from the stones."""
+        if self._line and self._line[-1].is_legal(cell):
+            self._line.append(self._line[-1].play(cell))
 
     # ---- move requests --------------------------------------------------------------
     def _begin(self, arg: str) -> None:
@@ -208,11 +251,14 @@ class GomocupBrain:
 
     def _turn(self, arg: str) -> None:
         cell = self._cell(arg, empty=True)
+        line = list(self._line)
         self._stones[cell] = OPPONENT
+        self._play_on(cell)
         try:
             self._ask()
         except BaseException:
             del self._stones[cell]   # after an ERROR the brain keeps its previous position
+            self._line = line
             raise
 
     def _open_block(self, kind: str) -> None:
@@ -228,7 +274,7 @@ class GomocupBrain:
         if kind == "SWAP2BOARD":
             raise ProtocolError("swap2 openings are not supported")
         game = self._game()
-        stones: dict[int, int] = {}
+        stones: dict[int, int] = {}        # in the listed order (dicts keep it)
         for text in lines:
             x, y, f = parse_ints(text, 3, "x,y,field")
             if f not in (OWN, OPPONENT, MARK):
@@ -238,18 +284,18 @@ class GomocupBrain:
             if game.index(x, y) in stones:
                 raise ProtocolError(f"{x},{y} is given twice")
             stones[game.index(x, y)] = f
-        previous, self._stones = self._stones, stones
+        previous, played, self._stones = self._stones, list(self._line), stones
         try:
-            self._ask()
+            self._ask(tuple(stones))
         except BaseException:
-            self._stones = previous
+            self._stones, self._line = previous, played
             raise
         return None
 
-    def _ask(self) -> None:
+    def _ask(self, listed: tuple[int, ...] = ()) -> None:
         """Start searching the current position; the answer is written by the worker."""
         started = time.monotonic()
-        state = self._position()
+        state = self._position(listed)
         settings = self.settings
         limits = move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
                              len(self._stones))
@@ -305,6 +351,7 @@ class GomocupBrain:
                     info = None
                 if not self._closed:
                     self._stones[move] = OWN
+                    self._play_on(move)
                     self._spend(time.monotonic() - request.started)
                     for note in request.notes:
                         self._write("MESSAGE " + note.replace("\n", " "))
@@ -324,7 +371,8 @@ class GomocupBrain:
         """The Engine for this game and options, built on first use (lazy imports, weights)."""
         options = resolve_player(game, self.options)
         memory_mb = self.settings.max_memory // 2**20
-        if memory_mb > 0:  # tables (TT, MCTS tree + NN cache) get a slice of the judge's limit
+        if memory_mb > 0:  # Hash = 1/6 of the judge's limit: alpha-beta's TT, or MCTS's tree plus a
+            # network cache of Hash / 2 (engine/players/build.py): 1/4 of the limit at most
             options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 6)))
         key = (game, options)
         if self._engine is not None and self._engine_key == key:
@@ -332,33 +380,31 @@ class GomocupBrain:
         if self._engine is not None:
             self._engine.stop()
             self._engine.wait()
-        chain = [options] + [options.with_changes(player=p) for p in ("alphabeta", "random")
-                             if p != options.player]
-        for candidate in chain:
-            try:
-                searcher = self._make_searcher(game, candidate)
-            except Exception as exc:
-                self._notes.append(f"player {candidate.player} unavailable ({type(exc).__name__}: {exc})")
-                continue
-            if candidate is not options:
-                self._notes.append(f"playing with {candidate.player}")
-            self._engine, self._engine_key, self._player = Engine(searcher), key, candidate.player
-            return self._engine
-        raise ProtocolError("no player could be built")
+        try:
+            built = build_player(game, options, make=self._make_searcher)
+        except PlayerBuildError as exc:
+            raise ProtocolError(f"no player could be built: {exc}") from None
+        self._notes.extend(built.notes)
+        self._engine, self._engine_key, self._player = Engine(built.searcher), key, built.player
+        return self._engine
 
     # ---- the rest ---------------------------------------------------------------------
     def _takeback(self, arg: str) -> str:
-        del self._stones[self._cell(arg, empty=False)]
+        cell = self._cell(arg, empty=False)
+        del self._stones[cell]
+        if len(self._line) > 1 and self._line[-1].last_move == cell:
+            self._line.pop()          # the usual undo: rewind; any other stone: rebuilt at the next request
         return "OK"
 
     def _play(self, arg: str) -> str:
         cell = self._cell(arg, empty=True)
         self._stones[cell] = OWN
+        self._play_on(cell)
         return self._game().format_move(None, cell)
 
     def _about(self, arg: str) -> str:
         player = self._player or resolve_player(get_game("gomoku"), self.options).player
-        return (f'name="PlyZero", version="{VERSION}", author="PlyZero developers", '
+        return (f'name="PlyZero", version="{__version__}", author="PlyZero developers", '
                 f'country="International", player="{player}"')
 
     def _info(self, arg: str) -> None:
@@ -384,7 +430,7 @@ class GomocupBrain:
 
 
 def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *,
-          searcher_factory: MakeSearcher = make_searcher) -> int:
+          searcher_factory: MakeSearcher | None = None) -> int:
     """Speak the protocol until END (exit at once) or end of input (answer, then exit)."""
     brain = GomocupBrain(options, LineWriter(stdout), searcher_factory=searcher_factory)
     for line in LineReader(stdin):
@@ -416,10 +462,3 @@ def serve_stdio(options: PlayerOptions) -> int:
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")   # garbage bytes must not end the input thread
     return serve(options, sys.stdin, sys.stdout)
-
-
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@player_options(default_player="auto")
-def main(options: PlayerOptions) -> None:
-    """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
-    sys.exit(serve_stdio(options))

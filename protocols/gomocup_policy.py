@@ -1,20 +1,27 @@
 """What the Gomocup brain decides without state: pure functions, unit-tested.
 
 The time budget from INFO's clock settings, the rule from INFO's bitmask, the
-MESSAGE text for a search report, the emergency move, and coordinate parsing.
+MESSAGE text for a search report, the emergency move, coordinate parsing, and
+`follow_stones`: the game line (states in play order, last move included) that
+leads to the stones the manager says are on the board.
 """
 from __future__ import annotations
 
+from itertools import permutations
+from typing import Sequence
+
+from engine.games.base import GameSetupError, IllegalMoveError
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
 
-__all__ = ["move_budget", "moves_to_go", "rule_from_bits", "format_message", "fallback_move",
+__all__ = ["move_budget", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
+MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
 
 class ProtocolError(ValueError):
@@ -92,3 +99,60 @@ def parse_ints(text: str, count: int, form: str) -> list[int]:
     if len(numbers) != count:
         raise ProtocolError(f"malformed {text!r} (expected {form})")
     return numbers
+
+
+def follow_stones(line: Sequence[GomokuState], cells: bytes,
+                  listed: Sequence[int] = ()) -> list[GomokuState]:
+    """The game line (states in play order, line[0] the set-up) whose last state holds `cells`.
+
+    `cells` is the position the manager describes (bytes as GomokuState.cells: 1 first
+    player, 2 second); `listed` the cells in the order a BOARD listed them.  The first
+    rule that fits decides, so the last move survives whenever it can be known:
+      1. line[-1] already holds `cells`                     -> the line as it is;
+      2. `cells` = line[-1] plus 1..MAX_PLAYED_ON stones that can be played on in turn
+         (a TURN, or BOARD after our answer and the opponent's reply) -> played on;
+      3. the stones replayed in the listed order (piskvork and the Gomocup judge list
+         them as played) alternate colours and end in `cells`         -> that replay;
+      4. line[-1]'s last move is still on the board, in the colour of the side that moved
+         last in `cells` (TAKEBACK of an older stone)       -> set up without it, then it;
+      5. otherwise the stones set up directly (no last move known).
+    Raises GameSetupError when `cells` is no reachable position (wrong stone counts,
+    both sides with five).
+    """
+    state = line[-1]
+    game = state.game
+    if state.cells == cells:
+        return list(line)
+    added = [c for c, v in enumerate(cells) if v and not state.cells[c]]
+    if len(added) <= MAX_PLAYED_ON and all(not v or cells[c] == v for c, v in enumerate(state.cells)):
+        for order in permutations(added):
+            played = _play_all(state, order)
+            if played and played[-1].cells == cells:
+                return list(line) + played
+    if listed and len(listed) == sum(1 for v in cells if v):
+        played = _play_all(game.initial_state(), listed)
+        if played and played[-1].cells == cells:
+            return [game.initial_state()] + played
+    first = [c for c, v in enumerate(cells) if v == 1]
+    second = [c for c, v in enumerate(cells) if v == 2]
+    last = state.last_move
+    if last is not None and cells[last] == 2 - (len(first) + len(second)) % 2:   # by the side that just moved
+        try:
+            before = game.state_from_stones([c for c in first if c != last], [c for c in second if c != last])
+            after = before.play(last)
+            if after.cells == cells:
+                return [before, after]
+        except (GameSetupError, IllegalMoveError):
+            pass
+    return [game.state_from_stones(first, second)]
+
+
+def _play_all(state: GomokuState, moves: Sequence[int]) -> list[GomokuState]:
+    """The states after each of `moves` played in turn; [] if one is illegal (game over, taken)."""
+    out = []
+    for move in moves:
+        if not state.is_legal(move):
+            return []
+        state = state.play(move)
+        out.append(state)
+    return out

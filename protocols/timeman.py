@@ -4,12 +4,19 @@ Pure functions, no clock reading: the Stopper alone reads the clock during a sea
 Inputs are milliseconds, exactly as UCI sends them; budgets come back in seconds,
 ready for `Limits(time=hard, soft_time=soft)`.
 
-The rule (Stockfish's shape): over a horizon of `movestogo` (or 30) moves, the time
-pool is the clock plus the increments to come, less `overhead` per move to come (the
-pipe, GUI and process lag the engine cannot see, paid on every move).  `soft` is the
-pool's share for one move (no new iteration after it); `hard` allows three times that
-for an iteration under way, but never more than a fraction of the clock.  When the
-pool is empty the engine moves at once and lives off the increment.
+The rule (the shape of Stockfish's timeman, not its constants): `overhead` (the pipe,
+GUI and process lag the engine cannot see) is taken off the clock once, for this move,
+plus a fixed reserve of two more overheads that is never planned into (a Python process
+on a busy machine stalls for tens of ms now and then; at 1+0.01 under a zero-margin
+client that reserve is what stands between a stall and a loss on time); what is left
+is spread over a horizon of `movestogo` (or 40) moves, and most of the
+increment is spent on top, since it comes back after every move.  That is the
+optimum, `soft`: searchers start no new iteration after it.  `hard`, the maximum, lets
+an iteration under way (or an undecided MCTS root) run on to five times the optimum,
+but never past half of the clock left after the overhead, so a run of moves that all
+hit their maximum still cannot flag while the real lag stays within the overhead.
+With no clock left beyond the overhead the engine moves at once and lives off the
+increment.
 """
 from __future__ import annotations
 
@@ -19,17 +26,19 @@ from typing import Sequence
 
 from engine.types import Limits
 
-__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET",
-           "DEFAULT_HORIZON", "DEFAULT_OVERHEAD_MS"]
+__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET", "LAG_RESERVE",
+           "SUDDEN_DEATH_HORIZON", "DEFAULT_OVERHEAD_MS"]
 
 DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` default
 MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, found at once
-DEFAULT_HORIZON = 30     # sudden death: plan as if 30 more moves had to be played
+SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be played
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
-HARD_FACTOR = 3.0        # hard = 3 x soft, within the caps below
-SOFT_CAP = 0.2           # fractions of the usable clock one move may plan (soft, hard)...
-HARD_CAP = 0.4
-LAST_MOVE_CAPS = (0.5, 0.9)  # ...and for the last move before the time control
+LAG_RESERVE = 2          # overheads kept on the clock besides this move's (once, not per move to come)
+INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
+HARD_FACTOR = 5.0        # hard = 5 x the optimum, within the caps below
+SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
+HARD_CAP = 0.5
+LAST_MOVE_CAPS = (0.5, 0.8)  # ...and for the last move before the time control
 MOVETIME_MARGIN = 0.2    # share of a movetime kept for the answer's way back (<= overhead)
 
 
@@ -38,24 +47,27 @@ def allocate(wtime: float | None, btime: float | None, winc: float | None, binc:
     """(soft, hard) seconds for the side `turn` (0 White, 1 Black); clock arguments in ms.
 
     Only one side's clock given (fastchess with a clock for one engine): the other
-    side's clock stands in for ours.  Missing or zero increments count as 0; zero or
-    negative remaining time gives MIN_BUDGET.  Guarantees MIN_BUDGET <= soft <= hard
-    and, whenever remaining - overhead >= 1 ms, hard <= (remaining - overhead) / 1000.
+    side's clock stands in for ours.  Missing or zero increments count as 0; a clock at
+    or below the overhead and its reserve gives MIN_BUDGET.  Guarantees MIN_BUDGET <=
+    soft <= hard and, with usable = remaining - (1 + LAG_RESERVE) * overhead >= 2 ms,
+    hard <= HARD_CAP * usable / 1000 (LAST_MOVE_CAPS[1] of it on the last move before a
+    time control).
     """
     own, other = (wtime, btime) if turn == 0 else (btime, wtime)
     remaining = own if own is not None else other
     if remaining is None:
         raise ValueError("allocate() needs at least one of wtime/btime")
     inc = max(0.0, float((winc if turn == 0 else binc) or 0.0))
-    overhead = max(0.0, float(overhead))
-    usable = float(remaining) - overhead
-    horizon = DEFAULT_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
-    pool = usable + inc * (horizon - 1) - overhead * horizon
-    if usable <= 0 or pool <= 0:
+    usable = float(remaining) - (1 + LAG_RESERVE) * max(0.0, float(overhead))  # once, not per move to come
+    if usable <= 0:
         return MIN_BUDGET, MIN_BUDGET
-    soft_cap, hard_cap = LAST_MOVE_CAPS if horizon == 1 else (SOFT_CAP, HARD_CAP)
-    hard = min(HARD_FACTOR * pool / horizon, hard_cap * usable)
-    soft = min(pool / horizon, soft_cap * usable, hard)
+    if movestogo is not None and movestogo == 1:
+        soft, hard = LAST_MOVE_CAPS[0] * usable, LAST_MOVE_CAPS[1] * usable
+    else:
+        horizon = SUDDEN_DEATH_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
+        optimum = usable / horizon + INCREMENT_SHARE * inc
+        soft = min(optimum, SOFT_CAP * usable)
+        hard = max(soft, min(HARD_FACTOR * optimum, HARD_CAP * usable))
     return max(MIN_BUDGET, soft / 1000.0), max(MIN_BUDGET, hard / 1000.0)
 
 

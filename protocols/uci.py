@@ -8,14 +8,13 @@ format_bestmove are pure functions; rules live in engine.games, clocks in timema
 """
 from __future__ import annotations
 
-import math
 import sys
 import threading
 from dataclasses import replace
 from typing import Callable, Sequence, TextIO
 
 from engine import __version__
-from engine.factory import PLAYERS, PlayerOptions, make_searcher
+from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
 from engine.player import Engine
@@ -23,15 +22,18 @@ from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
 from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, parse_go, parse_int
+from protocols.uci_options import player_option_lines, set_player_option
 
-__all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "UciServer", "serve", "main"]
+__all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "closing_info", "UciServer", "serve", "main"]
 
 
 def _legal_pv(state: State, pv: Sequence[object]) -> list[str]:
-    """The longest legal prefix of `pv`, in UCI text (a TT-built pv may go stale)."""
+    """The longest legal prefix of `pv`, in UCI text (a TT-built pv may go stale), ended
+    at the first position that is over (mate, stalemate, repetition, fifty moves,
+    insufficient material), counting the game's moves before `state` for repetition."""
     text: list[str] = []
     for move in pv:
-        if move not in state.legal_moves():
+        if state.outcome() is not None or move not in state.legal_moves():
             break
         text.append(move.uci())  # type: ignore[attr-defined]
         state = state.play(move)
@@ -66,24 +68,46 @@ def format_info(info: SearchInfo, state: State, *, show_wdl: bool = False, show_
     return " ".join(parts)
 
 
+def _played_move(state: State, result: SearchResult) -> object | None:
+    """The move the answer plays: the searcher's when legal, else the first legal move."""
+    legal = state.legal_moves()
+    if not legal:
+        return None
+    return result.best_move if result.best_move is not None and result.best_move in legal else legal[0]
+
+
 def format_bestmove(state: State, result: SearchResult) -> tuple[str, str | None]:
     """(`bestmove …` line, problem or None).  Always legal: a missing or illegal best
     move falls back to the first legal move; no legal move gives `bestmove 0000`."""
-    legal = state.legal_moves()
-    if not legal:
+    move = _played_move(state, result)
+    if move is None:
         return "bestmove 0000", None
-    move, problem = result.best_move, None
-    if move is None or move not in legal:
-        problem = f"searcher returned {move!r}, not a legal move; playing {legal[0].uci()}"
-        move = legal[0]
+    problem = None
+    if move != result.best_move:
+        problem = f"searcher returned {result.best_move!r}, not a legal move; playing {move.uci()}"  # type: ignore[attr-defined]
     ponder = result.ponder_move
     pv = result.info.pv if result.info is not None else ()
     if ponder is None and len(pv) > 1 and pv[0] == move:
         ponder = pv[1]
-    line = f"bestmove {move.uci()}"
+    line = f"bestmove {move.uci()}"  # type: ignore[attr-defined]
     if ponder is not None and ponder in state.play(move).legal_moves():
         line += f" ponder {ponder.uci()}"
     return line, problem
+
+
+def closing_info(state: State, result: SearchResult) -> SearchInfo:
+    """The report owed before a bestmove when the search printed none (stopped before
+    its first depth completed): its final info, or the played move with the result's
+    value, the pv led by the move actually played."""
+    move = _played_move(state, result)
+    info = result.info or SearchInfo(depth=0, seldepth=0, value=result.value, nodes=0, time=0.0)
+    if move is None:  # the game is over: `score mate 0` when mated (Stockfish's convention)
+        outcome = state.outcome()
+        mated = outcome is not None and outcome.winner is not None
+        return replace(info, pv=(), value=-1.0 if mated else 0.0, mate_plies=0 if mated else None)
+    if not info.pv or info.pv[0] != move:
+        info = replace(info, pv=(move,) if move is not None else ())
+    return info
 
 
 def _one_line(exc: BaseException) -> str:
@@ -93,14 +117,14 @@ def _one_line(exc: BaseException) -> str:
 
 class _Job:
     """One `go`: its bestmove line is sent once, and only after release (stop/ponderhit
-    for held searches)."""
+    for held searches), and never before an `info` line with a score and a pv."""
 
     def __init__(self, state: State, limits: Limits, *, hold: bool, ponder: bool):
         self.state, self.limits, self.ponder = state, limits, ponder
         self.released = not hold
         self.line: str | None = None
         self.sent = False
-        self.timer: threading.Timer | None = None
+        self.info_sent = False
 
 
 class UciServer:
@@ -130,13 +154,8 @@ class UciServer:
             "ucinewgame": self.cmd_ucinewgame, "position": self.cmd_position, "go": self.cmd_go,
             "stop": self.cmd_stop, "ponderhit": self.cmd_ponderhit, "quit": lambda _: False,
         }
-        self.setters: dict[str, Callable[[str | None], None]] = {
-            "player": self.set_player, "weightsfile": self.set_weights,
-            "nodes": lambda v: self._set_player_int("nodes", v, 0, zero_is_none=True),
-            "minibatchsize": lambda v: self._set_player_int("batch", v, 1),
-            "threads": lambda v: self._set_player_int("threads", v, 1),
-            "hash": lambda v: self._set_player_int("hash_mb", v, 1),
-            "cpuct": self.set_cpuct, "move overhead": self.set_overhead,
+        self.setters: dict[str, Callable[[str | None], None]] = {   # server options; player ones: uci_options
+            "move overhead": self.set_overhead,
             "multipv": self.set_multipv, "uci_showwdl": self.set_show_wdl,
             "ponder": lambda v: None, "clear hash": self.set_clear_hash,
         }
@@ -176,38 +195,26 @@ class UciServer:
 
     def _ensure_engine(self) -> Engine:
         """(Re)build the searcher after option changes, lazily and never mid-search.
-        A failure keeps the previous player (or, at the first build, alphabeta/random)."""
+        A failure keeps the previous player (or, at the first build, falls back)."""
         if self.engine is None or self._built != self.options:
-            searcher = self._build(self.options)
-            if searcher is None and self.engine is not None and self._built is not None:
-                self.options = self._built
+            first = self.engine is None or self._built is None
+            try:
+                built = build_player(self.game, self.options, fallbacks=FALLBACK_PLAYERS if first else ())
+            except PlayerBuildError as exc:
+                if first:
+                    raise
+                self.error(str(exc))
+                self.options = self._built  # type: ignore[assignment]
             else:
-                if searcher is None:
-                    searcher = self._fallback()
-                self.engine, self._built = Engine(searcher), self.options
+                for note in built.notes:
+                    self.info(note)
+                self.engine, self.options = Engine(built.searcher), built.options
+                self._built = self.options
+        assert self.engine is not None
         if self._clear_hash:
             self._clear_hash = False
             self.engine.new_game()
         return self.engine
-
-    def _fallback(self) -> Searcher:
-        for name in ("alphabeta", "random"):
-            if name == self.options.player:
-                continue  # just failed
-            options = self.options.with_changes(player=name, weights=None)
-            searcher = self._build(options)
-            if searcher is not None:
-                self.options = options
-                self.info(f"using player {name}")
-                return searcher
-        raise RuntimeError("no player could be built")
-
-    def _build(self, options: PlayerOptions) -> Searcher | None:
-        try:
-            return make_searcher(self.game, options)
-        except Exception as exc:
-            self.error(f"cannot build player {options.player!r}: {_one_line(exc)}")
-            return None
 
     # -- search results (called from the search thread) --------------------------------
     def _deliver(self, job: _Job, line: str) -> None:
@@ -220,8 +227,6 @@ class UciServer:
     def _release(self, job: _Job) -> None:
         with self._lock:
             job.released = True
-            if job.timer is not None:
-                job.timer.cancel()
             if job.line is not None and not job.sent:
                 job.sent = True
                 self.write(job.line)
@@ -234,6 +239,8 @@ class UciServer:
             problem = f"bestmove: {_one_line(exc)}"
         if problem:
             self.error(problem)
+        if not job.info_sent:
+            self._on_info(job, closing_info(job.state, result))
         self._deliver(job, line)
 
     def _on_error(self, job: _Job, exc: BaseException) -> None:
@@ -244,6 +251,7 @@ class UciServer:
         try:
             self.write(format_info(info, job.state, show_wdl=self.show_wdl,
                                    show_multipv=job.limits.multipv > 1))
+            job.info_sent = True
         except Exception as exc:  # a bad report must not abort the search
             self.error(f"info: {_one_line(exc)}")
 
@@ -256,25 +264,12 @@ class UciServer:
             self.engine.stop()
             self.engine.wait()
 
-    def _timer_stop(self, job: _Job) -> None:
-        with self._lock:
-            if self._job is job and not job.sent and self.engine is not None:
-                self.engine.stop()
-
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:
-        o = self.options
-        players = " ".join(f"var {name}" for name in [*PLAYERS, "auto"])
         for line in (
-            f"id name PlyZero {__version__} ({o.player})",
+            f"id name PlyZero {__version__} ({self.options.player})",
             "id author PlyZero developers",
-            f"option name Player type combo default {o.player} {players}",
-            f"option name WeightsFile type string default {o.weights or '<empty>'}",
-            f"option name Nodes type spin default {o.nodes or 0} min 0 max 1000000000",
-            f"option name MinibatchSize type spin default {o.batch} min 1 max 4096",
-            f"option name CPuct type string default {o.cpuct}",
-            f"option name Threads type spin default {o.threads} min 1 max 256",
-            f"option name Hash type spin default {o.hash_mb} min 1 max 65536",
+            *player_option_lines(self.options),
             f"option name Move Overhead type spin default {int(self.overhead_ms)} min 0 max 10000",
             "option name MultiPV type spin default 1 min 1 max 256",
             "option name UCI_ShowWDL type check default false",
@@ -301,11 +296,15 @@ class UciServer:
         end = lowered.index("value", start) if "value" in lowered[start:] else len(tokens)
         name = " ".join(tokens[start:end]).lower()
         value = " ".join(tokens[end + 1:]) if end < len(tokens) else None
-        setter = self.setters.get(name)
-        if setter is None:
-            self.info(f"unknown option {name!r} ignored")
-            return
         try:
+            changed = set_player_option(self.options, name, value)
+            if changed is not None:
+                self.options = changed
+                return
+            setter = self.setters.get(name)
+            if setter is None:
+                self.info(f"unknown option {name!r} ignored")
+                return
             setter(value)
         except ValueError as exc:
             self.error(f"option {name!r}: {exc}")
@@ -363,10 +362,13 @@ class UciServer:
         if self.debug:
             self.info(f"go {self.options.player} ponder={go.ponder} {limits}")
         if not legal:
+            self._on_info(job, closing_info(state, SearchResult(best_move=None, value=0.0)))
             self._deliver(job, "bestmove 0000")
             return
-        search_limits = (Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv)
-                         if go.ponder else limits)
+        search_limits = limits
+        if go.ponder:  # the clock starts at ponderhit; no clock at all: search until stop
+            search_limits = (replace(limits, ponder=True) if not limits.unlimited else
+                             Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv))
         engine.go(state, search_limits, on_info=lambda info: self._on_info(job, info),
                   on_done=lambda result: self._on_done(job, result),
                   on_error=lambda exc: self._on_error(job, exc))
@@ -380,51 +382,22 @@ class UciServer:
             self.engine.stop()
 
     def cmd_ponderhit(self, _: list[str]) -> None:
-        """The predicted move was played: the ponder search becomes a timed one."""
+        """The predicted move was played: the ponder search's clock starts now, with the
+        budget a fresh `go` with the same clock would get (Limits.ponder)."""
         job = self._job
         if job is None or not job.ponder or job.released:
             return
         job.ponder = False
         if job.limits.infinite:
             return  # `go ponder infinite`: still held until stop
-        budget = job.limits.soft_time or job.limits.time
         self._release(job)
-        if job.sent:
-            return
-        if budget is None or self.engine is None:
-            self._timer_stop(job)
-            return
-        with self._lock:
-            job.timer = threading.Timer(budget, self._timer_stop, args=(job,))
-            job.timer.daemon = True
-            job.timer.start()
+        if self.engine is not None and not job.sent:
+            if job.limits.unlimited:
+                self.engine.stop()  # nothing to spend after ponderhit: answer now
+            else:
+                self.engine.ponderhit()
 
     # -- options -------------------------------------------------------------------------
-    def set_player(self, value: str | None) -> None:
-        name = (value or "").strip().lower()
-        if name not in PLAYERS and name != "auto":
-            raise ValueError(f"unknown player {value!r} (expected one of {', '.join(PLAYERS)}, auto)")
-        self.options = self.options.with_changes(player=name)
-
-    def set_weights(self, value: str | None) -> None:
-        path = (value or "").strip()
-        self.options = self.options.with_changes(weights=None if path in ("", "<empty>") else path)
-
-    def _set_player_int(self, field: str, value: str | None, minimum: int, zero_is_none: bool = False) -> None:
-        number = parse_int(value or "")
-        if number is None or number < minimum:
-            raise ValueError(f"expected an integer >= {minimum}, got {value!r}")
-        self.options = self.options.with_changes(**{field: None if zero_is_none and number == 0 else number})
-
-    def set_cpuct(self, value: str | None) -> None:
-        try:
-            cpuct = float(value or "")
-        except ValueError:
-            raise ValueError(f"expected a number, got {value!r}") from None
-        if not math.isfinite(cpuct) or cpuct < 0:
-            raise ValueError(f"expected a number >= 0, got {value!r}")
-        self.options = self.options.with_changes(cpuct=cpuct)
-
     def set_overhead(self, value: str | None) -> None:
         number = parse_int(value or "")
         if number is None or number < 0:

@@ -24,3 +24,44 @@ def console_script(name: str) -> str:
     if found is None:
         pytest.fail(f"console script {name!r} is not installed (pip install -e .)")
     return found
+
+
+@pytest.fixture
+def board_server():
+    """Start web board servers (engine/play) on free ports: board_server(GameSettings(...), external=...)."""
+    from board_client import RunningBoard
+
+    boards: list[RunningBoard] = []
+
+    def start(settings, **kwargs):
+        board = RunningBoard(settings, **kwargs)
+        boards.append(board)
+        return board
+
+    yield start
+    for board in boards:
+        board.close()
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    """argv builder for one-shot headless Chromium runs; skips where there is no browser."""
+    from browser import chromium_command, missing_browser
+
+    reason = missing_browser()
+    if reason is not None:
+        pytest.skip(reason)
+    return lambda *args: chromium_command(tmp_path / "chromium-profile", *args)
+
+
+@pytest.fixture
+def browser(tmp_path):
+    """A selenium WebDriver on headless Chromium (fresh profile); skips where there is no browser."""
+    from browser import missing_browser, start_driver
+
+    reason = missing_browser()
+    if reason is not None:
+        pytest.skip(reason)
+    driver = start_driver(tmp_path / "chromium-profile")
+    yield driver
+    driver.quit()

@@ -8,7 +8,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.search.ab_board import MATE_SCORE
 from engine.search.ab_chess import ChessSearchBoard
@@ -223,6 +223,42 @@ def test_repetition_of_a_game_position_counts_as_a_draw():
         assert _searcher().search(state, Limits(depth=depth, searchmoves=repeat)).value == 0.0
     fresh = GAME.state_from_fen(start)
     assert _searcher().search(fresh, Limits(depth=3, searchmoves=repeat)).value < -0.5
+
+
+def _depths(state, limits: Limits) -> tuple[list[int], object]:
+    infos: list[SearchInfo] = []
+    result = _searcher().search(state, limits, on_info=infos.append)
+    return [info.depth for info in infos], result
+
+
+CLOCK = Limits(time=20.0, soft_time=10.0)  # far more than any of these positions needs
+
+
+def test_one_legal_move_ends_the_search_after_depth_1():
+    state = GAME.state_from_fen("k7/8/8/8/8/8/1q6/K7 w - - 0 1")  # Kxb2 is forced
+    depths, result = _depths(state, CLOCK)
+    assert depths == [1] and result.best_move == chess.Move.from_uci("a1b2")
+    assert _depths(state, Limits(depth=4))[0] == [1, 2, 3, 4]  # an asked-for depth is searched
+
+
+def test_root_moves_that_all_repeat_the_game_end_the_search():
+    """Both king moves return to positions of the game: one line, not one per depth to 64."""
+    state = GAME.state_from_fen("2r4k/8/8/8/8/3n4/8/1K6 w - - 0 1",
+                                "b1a1 h8h7 a1b1 h7h8 b1a2 h8h7 a2b1 h7h8".split())
+    depths, result = _depths(state, CLOCK)
+    assert depths == [1] and result.value == 0.0 and len(result.info.pv) == 1
+
+
+def test_a_settled_forced_mate_ends_the_search():
+    depths, result = _depths(GAME.state_from_fen("k7/8/1K6/8/8/8/8/7R w - - 0 1"), CLOCK)
+    assert result.best_move == chess.Move.from_uci("h1h8") and result.info.mate_plies == 1
+    assert len(depths) <= 6
+
+
+def test_pv_ends_at_a_repetition_of_the_game():
+    state = GAME.state_from_fen("2r4k/8/8/8/8/3n4/8/1K6 w - - 0 1", ["b1a1", "h8h7", "a1b1", "h7h8"])
+    result = _searcher().search(state, Limits(depth=4, searchmoves=(chess.Move.from_uci("b1a1"),)))
+    assert result.info.pv == (chess.Move.from_uci("b1a1"),)
 
 
 def test_new_game_clears_the_table():

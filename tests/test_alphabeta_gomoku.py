@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS

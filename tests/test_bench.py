@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from engine.bench import bench_positions, run_bench
 from engine.cli import main
-from engine.factory import PlayerOptions
+from engine.players import PlayerOptions
 from engine.types import Limits
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.factory import PlayerOptions, UnknownPlayerError, make_searcher, resolve_player
+from engine.players import PlayerOptions, UnknownPlayerError, make_searcher, resolve_player
 from engine.games import GameSetupError, get_game
 from engine.player import Engine
 from engine.search.limits import Stopper
@@ -25,7 +25,7 @@ def _torch_loaded_after(code: str) -> bool:
 def test_rules_search_and_protocol_modules_never_import_torch():
     assert not _torch_loaded_after(
         "import engine.types, engine.games, engine.games.chess, engine.games.gomoku\n"
-        "import engine.search, engine.search.limits, engine.factory, engine.player\n"
+        "import engine.search, engine.search.limits, engine.players, engine.player\n"
         "import engine.search.alphabeta, engine.search.mcts, engine.search.uct\n"
         "import protocols.uci, protocols.gomocup, protocols.cli")
 
@@ -33,7 +33,7 @@ def test_rules_search_and_protocol_modules_never_import_torch():
 def test_alphabeta_player_is_built_without_torch():
     assert not _torch_loaded_after(
         "from engine.games import get_game\n"
-        "from engine.factory import make_searcher, PlayerOptions\n"
+        "from engine.players import make_searcher, PlayerOptions\n"
         "from engine.types import Limits\n"
         "for game in (get_game('chess'), get_game('gomoku', width=9)):\n"
         "    s = make_searcher(game, PlayerOptions(player='alphabeta'))\n"

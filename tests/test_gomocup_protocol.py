@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult

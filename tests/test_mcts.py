@@ -358,7 +358,7 @@ def test_evaluator_with_wrong_prior_count_is_a_clear_error():
 
 
 def test_mcts_player_without_weights_plays_with_the_heuristic_evaluator():
-    from engine.factory import PlayerOptions, make_searcher
+    from engine.players import PlayerOptions, make_searcher
     game = gomoku(9)
     searcher = make_searcher(game, PlayerOptions(player="mcts", nodes=40, batch=4, seed=0))
     result = searcher.search(four_for_x(game, open_ends=False), Limits())
@@ -379,7 +379,7 @@ def test_a_full_tree_ends_the_search():
 
 def test_mcts_with_a_random_network_plays_legal_moves(tmp_path):
     """Search over the real (torch/ONNX) evaluator: priors line up with the legal moves."""
-    from engine.factory import PlayerOptions, make_searcher
+    from engine.players import PlayerOptions, make_searcher
     from engine.nn.checkpoint import create_random_checkpoint
     for name, game in (("gomoku", gomoku(9)), ("chess", get_game("chess"))):
         weights = tmp_path / f"{name}.pt"
@@ -394,8 +394,8 @@ def test_mcts_with_a_random_network_plays_legal_moves(tmp_path):
 
 
 def test_mcts_bench_prints_search_efficiency():
-    from engine.bench_mcts import run_mcts_bench
-    from engine.factory import PlayerOptions
+    from engine.bench import run_mcts_bench
+    from engine.players import PlayerOptions
     lines: list[str] = []
     chess = get_game("chess")
     positions = {"chess": [("start", chess.initial_state())]}

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import console_script, engine_env
 from engine.evaluators import UniformEvaluator
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.search.ab_chess import ChessSearchBoard
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig

@@ -201,3 +201,32 @@ def test_gomoku_priors_and_cell_target_cover_only_empty_cells():
     assert target.shape == (5, 6) and target.sum() == pytest.approx(1.0)
     assert target.reshape(-1)[[0, 7, 14]].tolist() == [0, 0, 0]
     assert target.reshape(-1)[state.legal_moves()[-1]] == pytest.approx(26 / visits.sum())
+
+
+def test_codec_registry_serves_each_game_through_one_interface():
+    from engine.nn.codecs import codec_names, get_codec
+    games = {"chess": get_game("chess"), "gomoku": get_game("gomoku", width=9, height=7)}
+    assert set(codec_names()) == set(games)
+    for name, game in games.items():
+        codec = get_codec(name)
+        assert codec.name == name
+        state = game.initial_state().play(game.initial_state().legal_moves()[0])
+        width, height = getattr(game, "width", 8), getattr(game, "height", 8)
+        planes = codec.encode([state])
+        assert planes.shape == (1, codec.planes, *codec.plane_shape(width, height))
+        divisors = codec.plane_divisors()
+        assert np.array_equal(np.rint(planes[0] * divisors[:, None, None]) / divisors[:, None, None], planes[0])
+        assert codec.legal_index(state).max() < codec.policy_size(width, height)
+        assert codec.export_example().shape[1] == codec.planes and codec.outputs[-1] == "wdl"
+        assert set(codec.export_axes()) == {"planes", *codec.outputs}
+        assert codec.symmetries(width, height)[0] == tuple(range(width * height))
+    with pytest.raises(ValueError, match="no network codec"):
+        get_codec("go")
+
+
+def test_network_side_modules_ask_the_codec_instead_of_naming_games():
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent / "engine" / "nn"
+    for module in ("evaluator.py", "onnx_backend.py", "spec.py", "model.py"):
+        text = (root / module).read_text()
+        assert '"chess"' not in text and '"gomoku"' not in text, module

@@ -9,11 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.factory import PlayerOptions
 from engine.games import get_game
 from engine.games.gomoku import symmetry_permutations
 from engine.nn.checkpoint import create_random_checkpoint
-from engine.nn.evaluator import NetworkEvaluator, load_evaluator
+from engine.nn.evaluator import NetworkEvaluator
 from engine.nn.spec import CheckpointError
 from engine.nn.throughput import measure_throughput, sample_states
 from tests.conftest import engine_env
@@ -169,7 +168,7 @@ def test_symmetry_random_still_gives_a_distribution(nets, cache_dir):
 
 
 def test_bad_settings_are_clear_errors(nets, cache_dir):
-    with pytest.raises(ValueError, match="gomoku only"):
+    with pytest.raises(ValueError, match="board symmetries"):
         NetworkEvaluator(nets["chess"], device="cpu", symmetry="average", cache_dir=cache_dir)
     with pytest.raises(ValueError, match="unknown backend"):
         NetworkEvaluator(nets["chess"], backend="tensorflow")
@@ -177,20 +176,6 @@ def test_bad_settings_are_clear_errors(nets, cache_dir):
         NetworkEvaluator(nets["chess"], device="tpu")
     with pytest.raises(CheckpointError, match="no such"):
         NetworkEvaluator(Path("/nonexistent/net.pt"), device="cpu")
-
-
-def test_load_evaluator_needs_a_network_for_the_right_game(nets, cache_dir, monkeypatch):
-    import engine.factory
-    monkeypatch.setattr(engine.factory, "shipped_weights", lambda game_name: None)
-    chess = get_game("chess")
-    with pytest.raises(CheckpointError, match="mcts needs a network"):
-        load_evaluator(chess, PlayerOptions(player="mcts"))
-    with pytest.raises(CheckpointError, match="cannot play chess"):
-        load_evaluator(chess, PlayerOptions(player="mcts", weights=str(nets["gomoku"])),
-                       cache_dir=cache_dir)
-    evaluator = load_evaluator(chess, PlayerOptions(player="mcts", weights=str(nets["chess"]),
-                                                    device="cpu"), cache_dir=cache_dir)
-    assert evaluator.game == "chess" and evaluator.backend == "onnx"  # the measured CPU default
 
 
 def test_terminal_states_get_empty_priors(nets, cache_dir):

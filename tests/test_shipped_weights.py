@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import weights
-from engine.factory import PlayerOptions, find_weights, make_searcher
+from engine.players import PlayerOptions, find_weights, make_searcher
 from engine.games import get_game
 from engine.nn.checkpoint import load_checkpoint
 from engine.types import Limits

@@ -11,11 +11,13 @@ from typing import Callable, Iterator
 import chess
 import pytest
 
-from engine.factory import PLAYERS, PlayerOptions
+from engine.players import PLAYER_NAMES, PlayerOptions
 from engine.games.chess import ChessGame
+from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.timeman import MIN_BUDGET, allocate, movetime_budget
+from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, allocate,
+                               movetime_budget)
 from protocols.uci import format_bestmove, format_info, parse_go, serve
 
 GAME = ChessGame()
@@ -38,7 +40,7 @@ def test_parse_go_cutechess_clock_then_depth():
 
 def test_parse_go_cutechess_omits_zero_increment_and_sends_movestogo():
     cmd = go("wtime 40000 btime 40000 movestogo 20", turn=1)
-    assert cmd.limits.soft_time == pytest.approx((40000 - 30 - 20 * 30) / 20 / 1000)
+    assert cmd.limits.soft_time == pytest.approx((40000 - 90) / 20 / 1000)  # the overhead, once
     assert cmd.limits.time <= (40000 - 30) / 1000
 
 
@@ -98,24 +100,46 @@ def test_parse_go_negative_clock_moves_at_once():
 
 # ----------------------------------------------------------------------------- allocate
 
-def test_allocate_never_exceeds_usable_clock():
+def test_allocate_never_plans_past_the_clock_after_overhead():
     for remaining, inc, mtg, overhead in itertools.product(
             (31, 50, 100, 1000, 10_000, 600_000), (None, 0, 10, 1000, 30_000), (None, 1, 2, 40, 100),
             (0, 30, 100)):
         soft, hard = allocate(remaining, remaining, inc, inc, mtg, 0, overhead)
         assert MIN_BUDGET <= soft <= hard
-        if remaining > overhead:
-            assert hard <= (remaining - overhead) / 1000 + 1e-12, (remaining, inc, mtg, overhead)
+        usable = (remaining - (1 + LAG_RESERVE) * overhead) / 1000
+        if usable >= 0.002:
+            cap = LAST_MOVE_CAPS[1] if mtg == 1 else HARD_CAP
+            assert hard <= cap * usable + 1e-12, (remaining, inc, mtg, overhead)
 
 
 def test_allocate_sane_slices():
     soft, hard = allocate(60_000, 60_000, None, None, None, 0, 30)
-    assert 1.5 < soft < 2.5 and 2 * soft <= hard < 24
+    assert 1.4 < soft < 2.5 and 2 * soft <= hard < 24
     soft, hard = allocate(10_000, 10_000, None, None, 1, 1, 30)
     assert 5 < hard <= 9.97
     soft, hard = allocate(1000, 1000, 1000, 1000, None, 0, 30)  # big increment relative to clock
     assert soft >= 0.15 and hard <= 0.97
     assert allocate(1000, 1000, 10, 10, None, 0, 30)[0] < allocate(1000, 1000, 10, 10, None, 0, 0)[0]
+
+
+def test_allocate_charges_the_overhead_once_and_spends_most_of_the_increment():
+    """1+0.01 with a 30 ms overhead: the first move plans the clock less the overhead and
+    its fixed reserve (910 ms) / 40, plus 3/4 of the increment, where reserving 30 ms for
+    each of 30 future moves left 12 ms and froze the last 640 ms of the clock."""
+    soft, hard = allocate(1000, 1000, 10, 10, None, 0, 30)
+    assert soft == pytest.approx((910 / SUDDEN_DEATH_HORIZON + 0.75 * 10) / 1000)
+    assert hard == pytest.approx(5 * soft)
+    for overhead in (0, 30, 100):  # the overhead shifts the clock, it does not shrink the share
+        with_inc, _ = allocate(60_000, 60_000, 1000, 1000, None, 0, overhead)
+        without, _ = allocate(60_000, 60_000, 0, 0, None, 0, overhead)
+        assert with_inc - without == pytest.approx(0.75)
+
+
+def test_allocate_spends_the_clock_down_to_the_overhead():
+    """A low clock still buys thinking time while it exceeds the overhead (no dead reserve)."""
+    soft, hard = allocate(300, 300, 10, 10, None, 0, 30)
+    assert soft > 0.01 and hard <= 0.105
+    assert allocate(90, 90, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
 
 
 def test_allocate_zero_or_negative_time():
@@ -125,13 +149,15 @@ def test_allocate_zero_or_negative_time():
         allocate(None, None, 0, 0, None, 0, 30)
 
 
-@pytest.mark.parametrize("base_ms, inc_ms, lag_ms", [(1000, 10, 5), (1000, 10, 15), (10_000, 100, 15),
-                                                     (60_000, 1000, 15)])
-def test_clock_with_increment_survives_120_moves_spending_the_hard_limit(base_ms, inc_ms, lag_ms):
+@pytest.mark.parametrize("base_ms, inc_ms, lag_ms", [(1000, 10, 5), (1000, 10, 9), (10_000, 100, 30),
+                                                     (60_000, 1000, 30), (3000, 0, 0.5)])
+def test_clock_survives_200_moves_spending_the_hard_limit(base_ms, inc_ms, lag_ms):
     """Worst case: every move uses its whole hard budget plus lag the engine cannot see
-    (pipes, process wake-up, the searcher's last poll), for 120 moves of one side."""
+    (pipes, process wake-up, the searcher's last poll), for 200 moves of one side.  A
+    lag within the overhead never flags while the clock exceeds the overhead; below it,
+    the engine moves at once and the increment must pay the lag."""
     remaining = float(base_ms)
-    for _ in range(120):
+    for _ in range(200 if inc_ms else 60):
         _, hard = allocate(remaining, remaining, inc_ms, inc_ms, None, 0, 30)
         remaining -= hard * 1000 + lag_ms
         assert remaining > 0, "flagged"
@@ -211,6 +237,7 @@ class FakeSearcher:
                  wdl: tuple[int, int, int] | None = None, mate_plies: int | None = None):
         self.choose, self.fail, self.wdl, self.mate_plies = choose, fail, wdl, mate_plies
         self.calls: list[tuple[object, Limits]] = []
+        self.stoppers: list[Stopper] = []
         self.new_games = 0
 
     def new_game(self) -> None:
@@ -218,11 +245,11 @@ class FakeSearcher:
 
     def search(self, state, limits, *, stop=None, on_info=None):
         self.calls.append((state, limits))
-        stop = stop or threading.Event()
-        if limits.infinite:
-            stop.wait(30)
-        elif limits.time is not None:
-            stop.wait(limits.time)
+        self.stoppers.append(stopper := Stopper(limits, stop))
+        if limits.infinite or limits.time is not None:
+            deadline = time.monotonic() + 30
+            while not stopper.should_stop() and time.monotonic() < deadline:
+                stopper.event.wait(0.002)
         if self.fail is not None:
             raise self.fail
         moves = list(limits.searchmoves or state.legal_moves())
@@ -374,15 +401,29 @@ def test_searcher_finishing_early_under_infinite_still_waits_for_stop():
     assert s.quit() == 0
 
 
-def test_ponder_then_ponderhit_becomes_a_timed_search(session, fake):
-    session.send("position startpos", "go ponder wtime 2000 btime 2000")
+def test_ponderhit_gives_the_budget_of_a_fresh_go_with_the_same_clock(session, fake):
+    """One clock, one budget: the ponder search carries the clock's limits, and they start
+    at ponderhit; the fake searcher spends its whole hard budget from there."""
+    session.send("position startpos", "go ponder wtime 2000 btime 2000 winc 20 binc 20")
+    session.ready()
+    fresh = parse_go("wtime 2000 btime 2000 winc 20 binc 20".split(), 0).limits
+    pondering = fake.calls[-1][1]
+    assert pondering.ponder and (pondering.time, pondering.soft_time) == (fresh.time, fresh.soft_time)
+    stopper = fake.stoppers[-1]
+    assert stopper.hard_deadline is None  # no clock runs while pondering
+    assert not [line for line in session.stdout.drain(0.2) if line.startswith("bestmove")]
+    hit = time.monotonic()
+    _bestmove(session.ask("ponderhit", "bestmove"))
+    assert stopper.hard_deadline is not None and stopper.soft_deadline is not None
+    assert stopper.hard_deadline - hit == pytest.approx(fresh.time, abs=0.05)
+    assert stopper.soft_deadline - hit == pytest.approx(fresh.soft_time, abs=0.05)
+
+
+def test_ponder_without_a_clock_answers_at_ponderhit(session, fake):
+    session.send("position startpos", "go ponder")
     session.ready()
     assert fake.calls[-1][1].infinite
-    assert not [line for line in session.stdout.drain(0.2) if line.startswith("bestmove")]
-    started = time.monotonic()
     _bestmove(session.ask("ponderhit", "bestmove"))
-    soft = parse_go("wtime 2000 btime 2000".split(), 0).limits.soft_time
-    assert time.monotonic() - started >= soft * 0.9
 
 
 def test_ponder_then_stop_answers_once(session):
@@ -520,7 +561,7 @@ def test_bad_player_options_keep_the_previous_player():
     s.ready()
     s.send("setoption name Player value mcts", "setoption name WeightsFile value /nonexistent/net.pt")
     s.ready()
-    assert any(line.startswith("info string error: cannot build player 'mcts'") for line in s.stdout.seen)
+    assert any(line.startswith("info string error: player mcts unavailable") for line in s.stdout.seen)
     s.send("setoption name Player value nonsense")
     assert "unknown player" in s.stdout.expect("info string error:")
     s.send("position startpos moves d2d4", "go movetime 20")
@@ -530,14 +571,14 @@ def test_bad_player_options_keep_the_previous_player():
 
 def test_player_switch_rebuilds_lazily(monkeypatch):
     built: list[str] = []
-    import engine.factory as factory
+    import engine.players.build as factory
     real = factory.make_searcher
 
-    def spy(game, options):
+    def spy(game, options, notes=None):
         built.append(options.player)
-        return real(game, options)
+        return real(game, options, notes)
 
-    monkeypatch.setattr("protocols.uci.make_searcher", spy)
+    monkeypatch.setattr(factory, "make_searcher", spy)
     s = Session(PlayerOptions(player="random"))
     s.send("uci")
     s.stdout.expect("uciok")
@@ -570,7 +611,7 @@ def test_real_player_transcript(player):
 def test_every_player_in_the_factory_is_offered():
     s = Session(searcher=FakeSearcher())
     line = s.ask("uci", "option name Player")
-    for name in PLAYERS:
+    for name in PLAYER_NAMES:
         assert f"var {name}" in line
     assert s.quit() == 0
 
@@ -593,3 +634,61 @@ def test_debug_on_reports_the_limits(session):
     session.send("debug on", "position startpos", "go nodes 500")
     assert "nodes=500" in session.stdout.expect("info string go")
     session.stdout.expect("bestmove")
+
+
+# ----------------------------------------------------------------------------- strict clients
+
+COMPLIANCE_FEN = "3r2k1/p5n1/1pq1p2p/2p3p1/2P1P1n1/1P1P2pP/PN1Q2K1/5R2 w - - 0 27"
+
+
+def test_format_info_pv_ends_where_the_game_ends():
+    """No move after threefold repetition (the game's earlier moves count) or mate."""
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"]
+    state = GAME.state_from_fen("startpos", shuffle)
+    pv = tuple(chess.Move.from_uci(m) for m in ("f6g8", "g1f3", "g8f6"))
+    assert format_info(_info(pv=pv), state).endswith(" pv f6g8")  # startpos a third time
+    before_mate = GAME.state_from_fen("startpos", ["f2f3", "e7e5", "g2g4"])
+    pv = tuple(chess.Move.from_uci(m) for m in ("d8h4", "e1f2"))
+    assert format_info(_info(pv=pv), before_mate).endswith(" pv d8h4")
+
+
+class SilentSearcher:
+    """Answers without a single progress report (a search stopped before depth 1 ends)."""
+
+    def __init__(self, with_info: bool):
+        self.with_info = with_info
+
+    def new_game(self) -> None:
+        pass
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        move = state.legal_moves()[-1]
+        info = SearchInfo(depth=0, seldepth=0, value=-0.3, nodes=7, time=0.001, pv=(move,))
+        return SearchResult(best_move=move, value=-0.3, info=info if self.with_info else None)
+
+
+@pytest.mark.parametrize("with_info", [True, False])
+def test_bestmove_always_follows_an_info_with_score_and_pv(with_info):
+    s = Session(searcher=SilentSearcher(with_info))
+    s.send("position fen " + COMPLIANCE_FEN, "go wtime 100")
+    best = s.stdout.expect("bestmove").split()[1]
+    infos = [line for line in s.stdout.seen if line.startswith("info ") and not line.startswith("info string")]
+    assert len(infos) == 1 and " score cp " in infos[0] and infos[0].endswith(f" pv {best}")
+    s.send("position fen " + MATED_FEN, "go wtime 100")
+    assert s.stdout.expect("bestmove") == "bestmove 0000"
+    assert s.stdout.seen[-2].startswith("info depth 0 seldepth 0 score mate 0 ")
+    assert s.quit() == 0
+
+
+@pytest.mark.parametrize("player", list(PLAYER_NAMES))
+def test_cold_first_search_on_a_tiny_clock_reports_before_bestmove(player):
+    """fastchess --compliance step 12: the first search after start-up, `go wtime 100`."""
+    s = Session(options=PlayerOptions(player=player, seed=1))
+    s.send("ucinewgame", "position startpos", "isready")
+    s.stdout.expect("readyok", timeout=60)
+    s.send("position fen " + COMPLIANCE_FEN, "go wtime 100")
+    best = s.stdout.expect("bestmove", timeout=30)
+    before = [line for line in s.stdout.seen if line.startswith("info ") and "string" not in line]
+    assert before and " score " in before[-1] and " pv " in before[-1], s.stdout.seen
+    _bestmove(best, GAME.state_from_fen(COMPLIANCE_FEN))
+    assert s.quit() == 0

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from engine.factory import PlayerOptions, make_searcher
+from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.search.uct import chess_rollout, gomoku_rollout
 from engine.types import Limits

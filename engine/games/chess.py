@@ -25,6 +25,10 @@ class ChessState:
         self._outcome_known = False
 
     @property
+    def game(self) -> "ChessGame":
+        return STANDARD_CHESS
+
+    @property
     def to_play(self) -> int:
         return 0 if self.board.turn == chess.WHITE else 1
 
@@ -108,3 +112,6 @@ class ChessGame:
 
     def format_move(self, state: ChessState, move: chess.Move) -> str:
         return state.board.uci(move)
+
+
+STANDARD_CHESS = ChessGame()   # the game every ChessState belongs to (chess has no variants here)

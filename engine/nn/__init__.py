@@ -9,11 +9,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["NetworkEvaluator", "load_evaluator", "CheckpointError", "save_checkpoint",
+__all__ = ["NetworkEvaluator", "CheckpointError", "save_checkpoint",
            "load_checkpoint", "create_random_checkpoint", "build_model", "measure_throughput"]
 
 _HOME = {
-    "NetworkEvaluator": "engine.nn.evaluator", "load_evaluator": "engine.nn.evaluator",
+    "NetworkEvaluator": "engine.nn.evaluator",
     "CheckpointError": "engine.nn.spec", "save_checkpoint": "engine.nn.checkpoint",
     "load_checkpoint": "engine.nn.checkpoint", "create_random_checkpoint": "engine.nn.checkpoint",
     "build_model": "engine.nn.model", "measure_throughput": "engine.nn.throughput",

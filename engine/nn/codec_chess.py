@@ -28,6 +28,7 @@ import numpy as np
 __all__ = [
     "CODEC_VERSION", "PLANES", "SLOTS", "POLICY_SIZE", "encode", "move_index", "index_to_move",
     "legal_index", "priors_from_logits", "priors_batch", "factored_targets", "cache_key",
+    "ChessCodec", "CODEC",
 ]
 
 CODEC_VERSION = 1
@@ -36,6 +37,8 @@ SLOTS = 73
 POLICY_SIZE = 64 * SLOTS
 _UNDER = {chess.KNIGHT: 0, chess.BISHOP: 1, chess.ROOK: 2}
 _UNDER_PIECE = (chess.KNIGHT, chess.BISHOP, chess.ROOK)
+FIFTY_MOVE_PLANE = 30    # min(halfmove clock, 100) / 100: the one plane that is not 0/1
+ONES_PLANE = 31
 _PIECES = (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN, chess.KING)
 
 
@@ -88,8 +91,8 @@ def encode_into(out: np.ndarray, state) -> None:
     if board.ep_square is not None and board.has_legal_en_passant():
         ep = board.ep_square if white else board.ep_square ^ 56
         out[29, ep >> 3, ep & 7] = 1.0
-    out[30] = min(board.halfmove_clock, 100) / 100.0
-    out[31] = 1.0
+    out[FIFTY_MOVE_PLANE] = min(board.halfmove_clock, 100) / 100.0
+    out[ONES_PLANE] = 1.0
 
 
 def encode(states: Sequence) -> np.ndarray:
@@ -230,3 +233,46 @@ def cache_key(state) -> Hashable:
         s = board._stack[-1]
         prev = (s.pawns, s.knights, s.bishops, s.rooks, s.queens, s.kings, s.occupied_w)
     return (state.key(), board.halfmove_clock, _repeated(board), prev)
+
+
+class ChessCodec:
+    """Chess for the network side (engine/nn/codecs.py GameCodec): the functions above
+    plus the facts the evaluator, export, shards and model factory ask for."""
+    name = "chess"
+    version = CODEC_VERSION
+    planes = PLANES
+    outputs = ("from", "to", "wdl")
+    network = "engine.nn.model:ChessNet"
+    symmetric = False             # castling and pawn direction break the board's symmetries
+
+    encode = staticmethod(encode)
+    legal_index = staticmethod(legal_index)
+    priors_batch = staticmethod(priors_batch)
+    cache_key = staticmethod(cache_key)
+
+    def plane_shape(self, width: int, height: int) -> tuple[int, int]:
+        return 8, 8
+
+    def policy_size(self, width: int, height: int) -> int:
+        return POLICY_SIZE
+
+    def symmetries(self, width: int, height: int) -> list[tuple[int, ...]]:
+        return [tuple(range(64))]
+
+    def plane_divisors(self) -> np.ndarray:
+        """Each plane is a multiple of 1 / divisor (sample shards store them as uint8)."""
+        divisors = np.ones(PLANES, dtype=np.float32)
+        divisors[FIFTY_MOVE_PLANE] = 100.0
+        return divisors
+
+    def export_example(self) -> np.ndarray:
+        """Planes [1, C, 8, 8] to trace the network with for ONNX export."""
+        example = np.zeros((1, PLANES, 8, 8), dtype=np.float32)
+        example[:, ONES_PLANE] = 1.0
+        return example
+
+    def export_axes(self) -> dict[str, dict[int, str]]:
+        return {"planes": {0: "batch"}, "from": {0: "batch"}, "to": {0: "batch"}, "wdl": {0: "batch"}}
+
+
+CODEC = ChessCodec()

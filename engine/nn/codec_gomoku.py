@@ -18,10 +18,12 @@ import numpy as np
 __all__ = [
     "CODEC_VERSION", "PLANES", "encode", "move_index", "index_to_move", "legal_index",
     "priors_from_logits", "priors_batch", "cell_target", "cache_key", "board_shape",
+    "MASK_PLANE", "GomokuCodec", "CODEC",
 ]
 
 CODEC_VERSION = 1
 PLANES = 6
+MASK_PLANE = 4
 
 
 def board_shape(states: Sequence) -> tuple[int, int]:
@@ -39,7 +41,7 @@ def encode_into(out: np.ndarray, state) -> None:
     if state.last_move is not None:
         out[2, state.last_move // w, state.last_move % w] = 1.0
     out[3, :h, :w] = float(state.to_play)
-    out[4, :h, :w] = 1.0
+    out[MASK_PLANE, :h, :w] = 1.0
     out[5, :h, :w] = 1.0 if state.game.rule == "standard" else 0.0
 
 
@@ -106,3 +108,48 @@ def cell_target(state, visits: Sequence[float], shape: tuple[int, int] | None = 
 def cache_key(state) -> Hashable:
     """Everything the planes depend on: stones (Zobrist), last move, size and rule."""
     return (state.key(), state.last_move, state.width, state.height, state.game.rule)
+
+
+class GomokuCodec:
+    """Gomoku for the network side (engine/nn/codecs.py CellCodec): the functions above
+    plus the facts the evaluator, export, shards and model factory ask for."""
+    name = "gomoku"
+    version = CODEC_VERSION
+    planes = PLANES
+    outputs = ("policy", "wdl")
+    network = "engine.nn.model:GomokuNet"
+    symmetric = True
+
+    encode = staticmethod(encode)
+    legal_index = staticmethod(legal_index)
+    priors_batch = staticmethod(priors_batch)
+    priors_from_logits = staticmethod(priors_from_logits)
+    cache_key = staticmethod(cache_key)
+    batch_shape = staticmethod(board_shape)
+
+    def plane_shape(self, width: int, height: int) -> tuple[int, int]:
+        return height, width
+
+    def policy_size(self, width: int, height: int) -> int:
+        return width * height
+
+    def symmetries(self, width: int, height: int) -> list[tuple[int, ...]]:
+        """Cell permutations, identity first: 8 on a square board, 4 on a rectangle."""
+        from engine.games.gomoku import symmetry_permutations
+        return symmetry_permutations(width, height)
+
+    def plane_divisors(self) -> np.ndarray:
+        return np.ones(PLANES, dtype=np.float32)       # every plane is 0/1
+
+    def export_example(self) -> np.ndarray:
+        """Planes [1, C, 9, 9] to trace the network with (height and width stay dynamic)."""
+        example = np.zeros((1, PLANES, 9, 9), dtype=np.float32)
+        example[:, MASK_PLANE] = 1.0
+        return example
+
+    def export_axes(self) -> dict[str, dict[int, str]]:
+        return {"planes": {0: "batch", 2: "height", 3: "width"},
+                "policy": {0: "batch", 1: "height", 2: "width"}, "wdl": {0: "batch"}}
+
+
+CODEC = GomokuCodec()

@@ -27,18 +27,16 @@ from typing import Any, Hashable, Sequence
 
 import numpy as np
 
-from engine.nn import codec_chess, codec_gomoku
+from engine.nn.codecs import CellCodec, GameCodec, get_codec
 from engine.nn.files import atomic_write
 from engine.nn.onnx_backend import (OnnxRunner, export_onnx_bytes, export_path,
                                     onnxruntime_available, open_export)
-from engine.nn.spec import CheckpointError, check_meta
+from engine.nn.spec import BACKENDS, DEVICES, CheckpointError, check_meta
 from engine.types import Evaluation
 
-__all__ = ["NetworkEvaluator", "load_evaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
+__all__ = ["NetworkEvaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
 
 SYMMETRIES = ("none", "random", "average")
-BACKENDS = ("auto", "torch", "onnx")
-DEVICES = ("auto", "cpu", "cuda", "mps")
 _NEEDS_ONNX = "the onnx backend needs onnxruntime and onnx (pip install 'plyzero[onnx]')"
 
 
@@ -160,10 +158,11 @@ class NetworkEvaluator:
         self.half = (self.device == "cuda") if half is None else half
         self._runner, self.meta, self.backend = self._open(source, backend, expect_game)
         self.game: str = self.meta["game"]
-        if symmetry != "none" and self.game != "gomoku":
-            raise ValueError(f"symmetry {symmetry!r} is for gomoku only")
+        self.codec: GameCodec = get_codec(self.game)
+        if symmetry != "none" and not self.codec.symmetric:
+            raise ValueError(f"symmetry {symmetry!r} is for games with board symmetries (gomoku), "
+                             f"not {self.game}")
         self.symmetry = symmetry
-        self.codec: Any = codec_chess if self.game == "chess" else codec_gomoku
         self.cache = _LRU(cache_size, cache_mb)
         self._rng = random.Random(seed)
         self._perms: dict[tuple[int, int], list[np.ndarray]] = {}
@@ -263,7 +262,8 @@ class NetworkEvaluator:
         return [_evaluation(p, w) for p, w in zip(priors, wdl)]
 
     def _symmetric(self, states: Sequence[Any]) -> list[Evaluation]:
-        """Gomoku under board symmetries: each state through one (random) or all of them."""
+        """Board symmetries (gomoku): each state through one (random) or all of them."""
+        codec: CellCodec = self.codec  # type: ignore[assignment]   # symmetric codecs are cell codecs
         jobs: list[tuple[int, np.ndarray]] = []
         for i, state in enumerate(states):
             perms = self._symmetry_perms(state.width, state.height)
@@ -274,11 +274,11 @@ class NetworkEvaluator:
         counts = np.zeros(len(states))
         for start in range(0, len(jobs), self.max_batch):
             part = jobs[start:start + self.max_batch]
-            h, w = codec_gomoku.board_shape([states[i] for i, _ in part])
-            planes = np.zeros((len(part), codec_gomoku.PLANES, h, w), dtype=np.float32)
+            h, w = codec.batch_shape([states[i] for i, _ in part])
+            planes = np.zeros((len(part), codec.planes, h, w), dtype=np.float32)
             for row, (i, perm) in enumerate(part):
                 s = states[i]
-                own = codec_gomoku.encode([s]).reshape(codec_gomoku.PLANES, -1)
+                own = codec.encode([s]).reshape(codec.planes, -1)
                 moved = np.empty_like(own)
                 moved[:, perm] = own  # cell c goes to perm[c]
                 planes[row, :, :s.height, :s.width] = moved.reshape(-1, s.height, s.width)
@@ -287,7 +287,7 @@ class NetworkEvaluator:
             for row, (i, perm) in enumerate(part):
                 s = states[i]
                 cells = policy[row, :s.height, :s.width].reshape(-1)[perm]  # back to s's frame
-                priors_sum[i] += codec_gomoku.priors_from_logits(s, cells.reshape(s.height, s.width))
+                priors_sum[i] += codec.priors_from_logits(s, cells.reshape(s.height, s.width))
                 wdl_sum[i] += wdl[row]
                 counts[i] += 1
         return [_evaluation(priors_sum[i] / counts[i], wdl_sum[i] / counts[i])
@@ -296,8 +296,7 @@ class NetworkEvaluator:
     def _symmetry_perms(self, width: int, height: int) -> list[np.ndarray]:
         perms = self._perms.get((width, height))
         if perms is None:
-            from engine.games.gomoku import symmetry_permutations
-            perms = [np.asarray(p, dtype=np.int64) for p in symmetry_permutations(width, height)]
+            perms = [np.asarray(p, dtype=np.int64) for p in self.codec.symmetries(width, height)]
             self._perms[(width, height)] = perms
         return perms
 
@@ -321,20 +320,3 @@ def _model_meta(model: Any) -> dict:
     from engine.nn.spec import FORMAT, codec_version
     return {"format": FORMAT, "game": config.game, "codec_version": codec_version(config.game),
             "net": config.name, "config": config.to_dict(), "step": 0, "notes": "in-memory model"}
-
-
-def load_evaluator(game: Any, options: Any, **overrides: Any) -> NetworkEvaluator:
-    """The network evaluator a player asks for: options.weights, else the shipped network.
-
-    Raises CheckpointError (one line) when there is no network or it is for another game.
-    """
-    from engine.factory import shipped_weights
-    weights = options.weights or shipped_weights(game.name)
-    if weights is None:
-        raise CheckpointError("mcts needs a network: pass --weights / WeightsFile")
-    # The NN cache shares the player's memory budget (Hash / Gomocup max_memory) with the tree.
-    settings: dict[str, Any] = dict(device=options.device, backend=options.backend,
-                                    threads=options.threads, seed=options.seed,
-                                    expect_game=game.name, cache_mb=max(1.0, options.hash_mb / 2))
-    settings.update(overrides)
-    return NetworkEvaluator(weights, **settings)

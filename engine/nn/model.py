@@ -22,17 +22,19 @@ board size, as KataGo does) so one set of weights plays any board from 5x5 to 26
 """
 from __future__ import annotations
 
+import importlib
 import math
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from engine.nn.codec_gomoku import MASK_PLANE
+from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
 __all__ = ["ChessNet", "GomokuNet", "build_model", "MASK_PLANE"]
 
-MASK_PLANE = 4  # gomoku on-board mask plane (codec_gomoku)
 
 
 def _conv_bn(cin: int, cout: int, kernel: int) -> nn.Sequential:
@@ -133,5 +135,6 @@ def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:
         if game is None:
             raise ValueError("build_model(name) needs the game")
         config = parse_net(config, game)
-    model = ChessNet(config) if config.game == "chess" else GomokuNet(config)
+    module, _, name = get_codec(config.game).network.partition(":")
+    model = getattr(importlib.import_module(module), name)(config)
     return model.eval()

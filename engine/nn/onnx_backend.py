@@ -19,14 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write, file_sha256
 from engine.nn.spec import CheckpointError, check_meta
 
 __all__ = ["OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
-           "export_onnx_bytes", "export_sidecar", "read_onnx_meta", "onnxruntime_available",
-           "OUTPUTS"]
+           "export_onnx_bytes", "export_sidecar", "read_onnx_meta", "onnxruntime_available"]
 
-OUTPUTS = {"chess": ("from", "to", "wdl"), "gomoku": ("policy", "wdl")}
 _META_KEY = "plyzero"
 
 
@@ -97,10 +96,11 @@ class OnnxRunner:
         self.meta = read_onnx_meta(self.session, name)
         check_meta(self.meta, name, expect_game)
         self.game: str = self.meta["game"]
+        self._outputs = list(get_codec(self.game).outputs)
         self._input = self.session.get_inputs()[0].name
 
     def run(self, planes: np.ndarray) -> list[np.ndarray]:
-        return self.session.run(list(OUTPUTS[self.game]), {self._input: planes})
+        return self.session.run(self._outputs, {self._input: planes})
 
 
 def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, threads: int = 1,
@@ -132,7 +132,7 @@ def export_path(checkpoint_sha: str, cache_dir: str | Path | None = None) -> Pat
 
 def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     """Export a copy of `model` (torch; the caller's model is left untouched) to ONNX bytes,
-    with dynamic batch (and height, width for gomoku) axes and `meta` plus
+    with the codec's dynamic axes (batch; height and width for gomoku) and `meta` plus
     checkpoint_sha256 in the file's metadata."""
     import copy
     import io
@@ -140,16 +140,8 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     import onnx
     import torch
 
-    game = meta["game"]
-    in_planes = model.config.in_planes
-    dummy = torch.zeros((1, in_planes, 8, 8) if game == "chess" else (1, in_planes, 9, 9))
-    dummy[:, 31 if game == "chess" else 4] = 1.0  # the ones / on-board mask plane
-    axes: dict[str, dict[int, str]] = {"planes": {0: "batch"}, "wdl": {0: "batch"}}
-    if game == "gomoku":
-        axes["planes"].update({2: "height", 3: "width"})
-        axes["policy"] = {0: "batch", 1: "height", 2: "width"}
-    else:
-        axes.update({"from": {0: "batch"}, "to": {0: "batch"}})
+    codec = get_codec(meta["game"])
+    dummy = torch.from_numpy(codec.export_example())
     snapshot = copy.deepcopy(model).float().cpu().eval()
     buffer = io.BytesIO()
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice
@@ -159,7 +151,7 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
             # writes to any file-like object ("Normally f can be a file-like object").
             torch.onnx.export(snapshot, (dummy,), buffer,  # type: ignore[arg-type]
                               dynamo=False, input_names=["planes"],
-                              output_names=list(OUTPUTS[game]), dynamic_axes=axes,
+                              output_names=list(codec.outputs), dynamic_axes=codec.export_axes(),
                               opset_version=17, do_constant_folding=True)
     proto = onnx.load_from_string(buffer.getvalue())
     record = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, dict, list))}

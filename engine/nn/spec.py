@@ -10,14 +10,18 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
+from engine.nn.codecs import codec_names, get_codec
+
 __all__ = [
     "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
-    "codec_version", "check_meta",
+    "codec_version", "check_meta", "DEVICES", "BACKENDS",
 ]
 
 FORMAT = "plyzero"
-GAMES = ("chess", "gomoku")
+GAMES = codec_names()
 NAMED_NETS = ("res2x32", "res6x64", "res10x128")
+DEVICES = ("auto", "cpu", "cuda", "mps")      # where a network runs
+BACKENDS = ("auto", "torch", "onnx")          # which runtime runs it
 _NET_NAME = re.compile(r"^res(\d+)x(\d+)$")
 
 
@@ -57,7 +61,7 @@ class NetConfig:
 def parse_net(name: str, game: str) -> NetConfig:
     """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels."""
     if game not in GAMES:
-        raise CheckpointError(f"unknown game {game!r} (expected chess or gomoku)")
+        raise CheckpointError(f"unknown game {game!r} (expected one of {', '.join(GAMES)})")
     match = _NET_NAME.match(name.strip().lower())
     if match is None:
         raise CheckpointError(f"bad network name {name!r} (expected res<blocks>x<channels>, "
@@ -65,23 +69,11 @@ def parse_net(name: str, game: str) -> NetConfig:
     blocks, channels = int(match.group(1)), int(match.group(2))
     if not (1 <= blocks <= 40 and 8 <= channels <= 512):
         raise CheckpointError(f"network {name!r} out of range (1..40 blocks, 8..512 channels)")
-    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=_in_planes(game))
-
-
-def _in_planes(game: str) -> int:
-    if game == "chess":
-        from engine.nn.codec_chess import PLANES
-    else:
-        from engine.nn.codec_gomoku import PLANES
-    return PLANES
+    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=get_codec(game).planes)
 
 
 def codec_version(game: str) -> int:
-    if game == "chess":
-        from engine.nn.codec_chess import CODEC_VERSION
-    else:
-        from engine.nn.codec_gomoku import CODEC_VERSION
-    return CODEC_VERSION
+    return get_codec(game).version
 
 
 def check_meta(meta: Mapping[str, Any], source: str, expect_game: str | None = None) -> None:

@@ -11,11 +11,17 @@ Forcing, in ordered_moves (the same order as a player would think):
   3. the opponent has an open three     -> own four-making moves and the cells that
      defend the three (any other move lets an open four through);
   4. otherwise candidates ranked by attack + defence value, best `max_candidates`.
+
+With a threat solver (engine/search/threats.py, `board_maker(threat_nodes=n)`):
+  - root_plan(): before the search, a VCF of the side to move is played at once, and when
+    the opponent has a VCF the root is restricted to the moves that stop it;
+  - evaluate(): a leaf whose side to move has a VCF found within `threat_nodes` scores
+    as won (WIN_SOON less the proof's length), not by its patterns.
 """
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 
 from engine.games.gomoku import GomokuState, zobrist_code
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
@@ -24,6 +30,9 @@ from engine.search.gomoku_patterns import (
     LineInfo, PatternTable)
 from engine.types import Move
 
+if TYPE_CHECKING:
+    from engine.search.threats import ThreatSolver
+
 __all__ = ["GomokuSearchBoard", "board_maker", "DEFAULT_MAX_CANDIDATES", "WIN_SOON"]
 
 DEFAULT_MAX_CANDIDATES = 16
@@ -31,6 +40,7 @@ WIN_SOON = 50_000      # static score of a won-by-force position (below MATE_BOU
 TEMPO = 30             # the side to move gets to play first
 SPENT_FOUR = PATTERN_SCORES[FOUR] - PATTERN_SCORES[THREE]  # a four about to be blocked
 _FORCED = 1_000_000    # ordering score of a forced move
+ROOT_THREAT_FACTOR = 40   # the root's threat checks may take this many times a leaf's budget
 _SECOND = itemgetter(1)
 
 
@@ -98,6 +108,8 @@ class GomokuSearchBoard:
         self.ply = 0
         self._history: list[tuple[int, list[LineInfo], tuple[int, int, int, int, int]]] = []
         self._winner: int | None = None  # colour that has five (the last mover, in search)
+        self.threats: ThreatSolver | None = None   # set by board_maker(threat_nodes > 0)
+        self.threat_nodes = 0
 
     @classmethod
     def from_state(cls, state: GomokuState, *, patterns: PatternTable | None = None,
@@ -165,6 +177,10 @@ class GomokuSearchBoard:
             return -WIN_SOON                      # two fives to stop, none of ours
         if self._threes[me] and not self._fours[you]:
             return WIN_SOON // 2                  # open four next, nothing forcing back
+        if self.threats is not None and self._cells_of(FOUR_MAKERS + me):
+            proof = self.threats.vcf_on(self, nodes=self.threat_nodes).line
+            if proof is not None:
+                return WIN_SOON - len(proof)      # won by force: sooner is better
         score = (self._balance if me == 0 else -self._balance) + TEMPO
         if self._fours[you]:
             # Their (single) four is blocked next move: count it as spent, not as 1000 for them,
@@ -192,6 +208,20 @@ class GomokuSearchBoard:
         scored = sorted(self._scored(sorted(self.candidates)), key=_SECOND, reverse=True)
         return scored[:self.max_candidates]
 
+    def root_plan(self) -> tuple[tuple[Move, ...] | None, Sequence[Move] | None]:
+        """Alpha-beta's optional root hook: (a proven winning line, else None; the moves that
+        avoid a proven loss when the opponent has a VCF, else None = no restriction)."""
+        if self.threats is None or self._winner is not None:
+            return None, None
+        budget = self.threat_nodes * ROOT_THREAT_FACTOR
+        win = self.threats.vcf_on(self, nodes=budget)
+        if win.line is not None:
+            return win.line, None
+        defence = self.threats.defences_on(self, nodes=budget)
+        if defence.refutations:
+            return None, self.ranked(defence.refutations)
+        return None, None
+
     def noisy_moves(self) -> Sequence[tuple[Move, int]]:
         return []
 
@@ -200,6 +230,76 @@ class GomokuSearchBoard:
 
     def in_check(self) -> bool:
         return False
+
+    # -- threat queries (engine/search/threats.py) -------------------------------------------
+    def has_four(self, colour: int) -> bool:
+        """Does `colour` (0 first player, 1 second) have a cell that completes five?"""
+        return self._fours[colour] > 0
+
+    def five_cells(self, colour: int) -> set[int]:
+        """Every empty cell where `colour` completes five (under the board's rule)."""
+        return self._cells_of(FIVES + colour)
+
+    def five_cells_at(self, move: int, colour: int) -> set[int]:
+        """The cells where `colour` completes five on the four lines through `move` (after a
+        stone on `move`, the only lines whose five cells can have changed)."""
+        out: set[int] = set()
+        infos, line_cells, field = self._infos, self._line_cells, FIVES + colour
+        for lid in self._line_ids[move]:
+            offsets = infos[lid][field]
+            if offsets:
+                cells = line_cells[lid]
+                out.update(cells[off] for off in offsets)
+        return out
+
+    def four_cells(self, colour: int) -> set[int]:
+        """Every empty cell where a `colour` stone makes a four or an open four."""
+        return self._cells_of(FOUR_MAKERS + colour)
+
+    def open_three_count(self, colour: int) -> int:
+        return self._threes[colour]
+
+    def three_defences(self, colour: int) -> set[int]:
+        """Cells whose stone leaves `colour` with less than each open three it has."""
+        return self._cells_of(DEFENCES + colour)
+
+    def ranked(self, moves: Iterable[int]) -> list[int]:
+        """`moves` best first by the board's static ordering value for the side to move."""
+        return [cell for cell, _ in sorted(self._scored(sorted(moves)), key=_SECOND, reverse=True)]
+
+    def line_neighbourhood(self, cell: int, reach: int = 4) -> list[int]:
+        """Cells on the four lines through `cell` within `reach` of it (itself excluded)."""
+        out = []
+        for lid, off in zip(self._cell_lines[cell][0::2], self._cell_lines[cell][1::2]):
+            cells = self._line_cells[lid]
+            out.extend(cells[max(0, off - reach):off] + cells[off + 1:off + 1 + reach])
+        return out
+
+    def pass_turn(self) -> None:
+        """The side to move passes (threat analysis: 'what if I did nothing'); undo with unpass."""
+        self.ply += 1
+
+    def unpass(self) -> None:
+        self.ply -= 1
+
+    def sync(self, state: GomokuState) -> None:
+        """Make this board hold `state` by taking back and placing only the stones that
+        differ (cheap between nearby states, as MCTS leaves are); the move history before
+        the sync is the order stones were placed in, not the game's."""
+        cells, target = self.cells, state.cells
+        if len(target) != len(cells):
+            raise ValueError("state of another board size")
+        history = self._history
+        keep = next((i for i, (m, _, _) in enumerate(history) if cells[m] != target[m]), len(history))
+        while len(history) > keep:
+            self.pop()      # steps the ply back too; the ply is set from the state below
+        for cell in [i for i, (have, want) in enumerate(zip(cells, target)) if have != want]:
+            if cells[cell]:
+                raise ValueError("sync: a stone to remove was placed before the board's history")
+            self._place(cell, target[cell])
+        self.ply = state.ply
+        outcome = state.outcome()
+        self._winner = None if outcome is None else outcome.winner
 
     # -- helpers ----------------------------------------------------------------------------
     def _place(self, move: int, stone: int) -> None:
@@ -263,12 +363,19 @@ class GomokuSearchBoard:
         return "GomokuSearchBoard(\n" + "\n".join(rows) + "\n)"
 
 
-def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES
+def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES, threat_nodes: int = 0
                 ) -> Callable[[GomokuState], GomokuSearchBoard]:
     """`state -> board` for one player: every board shares one PatternTable, so the
-    pattern caches (a third of a short search when cold) survive from move to move."""
+    pattern caches (a third of a short search when cold) survive from move to move, and
+    with threat_nodes > 0 one ThreatSolver (its table too) with that budget per leaf."""
     patterns = PatternTable(game.rule)
+    threats = None
+    if threat_nodes > 0:
+        from engine.search.threats import ThreatSolver
+        threats = ThreatSolver(game, patterns=patterns)
 
     def make(state: GomokuState) -> GomokuSearchBoard:
-        return GomokuSearchBoard.from_state(state, patterns=patterns, max_candidates=max_candidates)
+        board = GomokuSearchBoard.from_state(state, patterns=patterns, max_candidates=max_candidates)
+        board.threats, board.threat_nodes = threats, threat_nodes
+        return board
     return make

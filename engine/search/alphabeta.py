@@ -7,12 +7,17 @@ reductions and quiescence on `noisy_moves()` with stand-pat.
 
 Optional SearchBoard hooks (see ab_board.py): history_keys() (earlier game positions
 that count as repetitions), rule_terminal() (a cheaper terminal()), push_null() and
-null_move_safe() (null-move pruning).
+null_move_safe() (null-move pruning), root_plan() (a proven win played at once, or the
+root restricted to the moves that avoid a proven loss: gomoku's threat solver).
 
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
 at once; the answer is always the best move of the last *completed* depth (the
-first ordered legal move if depth 1 never completed), so it equals the last
-reported pv[0].  MultiPV (`Limits.multipv` = k): each depth searches the root k times,
+first ordered legal move if depth 1 never completed, reported with a static value),
+so it equals the last reported pv[0].  No iteration starts after the soft deadline,
+nor one that would likely end past the hard one (its predecessor's time times the
+last growth factor).  Iterative deepening also ends when deeper passes cannot change
+the answer: one legal move, every root move ending the game at once (repetition,
+mate, a rule draw), or every line's forced mate settled.  MultiPV (`Limits.multipv` = k): each depth searches the root k times,
 each time without the moves already found, and reports k lines best first; a depth
 stopped part-way reports nothing, as with one line.  Unlimited `Limits()` (not infinite) means depth `max_depth`
 (64) within `default_time` (1 s); `Limits(infinite=True)` searches until stopped.
@@ -28,7 +33,7 @@ from engine.search.ab_board import MATE_BOUND, MATE_SCORE, TERMINAL_DRAW, TERMIN
 from engine.search.limits import Stopper
 from engine.types import Limits, Move, SearchInfo, SearchResult, value_from_cp
 
-__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable", "build"]
+__all__ = ["AlphaBeta", "AlphaBetaConfig", "TranspositionTable"]
 
 INF = MATE_SCORE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -42,16 +47,18 @@ _SECOND = itemgetter(1)
 class AlphaBetaConfig:
     """hash_mb: TT budget (entries sized at `entry_bytes`, rounded down to a power of two).
     max_depth / default_time: the default when Limits() names no limit at all.
-    poll_nodes: how often the Stopper is asked (nodes); lmr: late-move reductions;
+    poll_nodes: how often the Stopper is asked (nodes; ~2 ms of Python chess search,
+    the overshoot past a deadline); lmr: late-move reductions;
     null_move: null-move pruning (R = 2), used only when the board offers push_null()."""
     hash_mb: int = 64
     max_depth: int = 64
     default_time: float = 1.0
-    poll_nodes: int = 128
+    poll_nodes: int = 16
     max_ply: int = 96
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
+    threat_nodes: int = 100  # gomoku: threat-solver nodes per leaf (x40 at the root); 0 = off
 
 
 class TranspositionTable:
@@ -182,6 +189,13 @@ class _Run:
         legal = list(self.state.legal_moves())
         if not legal:
             return SearchResult(best_move=None, value=0.0)
+        plan = getattr(self.board, "root_plan", None)
+        if plan is not None and not self.limits.searchmoves:
+            win, allowed = plan()
+            if win:
+                return self._proven_win(tuple(win))
+            if allowed:
+                self.limits = replace(self.limits, searchmoves=tuple(allowed))
         root_moves = self._root_moves(legal)
         limits, stopper = self.limits, self.stopper
         max_depth = limits.depth if limits.depth is not None and not limits.infinite else self.config.max_depth
@@ -191,11 +205,17 @@ class _Run:
         root_key = self.board.key()
         self.path.add(root_key)
         depth = 1
-        while depth <= max(1, min(max_depth, self.max_ply)) and stopper.may_start_iteration(depth, self.nodes):
+        iteration_time = growth = 0.0
+        while depth <= max(1, min(max_depth, self.max_ply)) and stopper.may_start_iteration(
+                depth, self.nodes, iteration_time * growth):
+            started = stopper.elapsed()
             try:
-                lines = self._lines(root_moves, depth, wanted)
+                lines, settled = self._lines(root_moves, depth, wanted)
             except _Stopped:
                 break
+            took = stopper.elapsed() - started
+            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 4.0
+            iteration_time = took
             score, best_move, _ = lines[0]
             self.tt.store(hash(root_key), depth, EXACT, score, best_move)
             infos = [self._info(depth, line_score, pv, rank) for rank, (line_score, _, pv) in enumerate(lines, 1)]
@@ -203,20 +223,41 @@ class _Run:
             if self.on_info is not None:
                 for line_info in infos:
                     self.on_info(line_info)
-            if not limits.infinite and limits.depth is None and all(
-                    abs(line_score) > MATE_BOUND and depth > MATE_SCORE - abs(line_score) + 4
-                    for line_score, _, _ in lines):
-                break  # every line's forced result is settled; deeper iterations only burn the clock
+            if self._resolved(lines, depth, settled, len(legal)):
+                break
             depth += 1
         if limits.infinite and not stopper.event.is_set():
             stopper.event.wait()  # `go infinite`: the answer waits for stop
         if info is None:  # stopped inside depth 1: the first ordered move, a static value
             info = SearchInfo(depth=0, seldepth=self.seldepth, value=value_from_cp(self.board.evaluate()),
                               nodes=self.nodes, time=stopper.elapsed(), pv=(best_move,))
+            if self.on_info is not None:
+                self.on_info(info)
         else:  # the last completed depth's answer, with the whole search's effort
             info = replace(info, nodes=self.nodes, time=stopper.elapsed(), hashfull=self.tt.hashfull())
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
+
+    def _proven_win(self, line: tuple[Move, ...]) -> SearchResult:
+        """The board proved a win before searching (root_plan): play its line at once."""
+        info = SearchInfo(depth=1, seldepth=len(line), value=1.0, nodes=self.nodes,
+                          time=self.stopper.elapsed(), pv=line, mate_plies=len(line))
+        if self.on_info is not None:
+            self.on_info(info)
+        return SearchResult(best_move=line[0], value=1.0, info=info,
+                            ponder_move=line[1] if len(line) > 1 else None)
+
+    def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
+                  n_legal: int) -> bool:
+        """May iterative deepening end after `depth`?  Only when the limits let the search
+        choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
+        one legal move, every root move's result known without search (`settled`), or
+        every line's forced mate found with 4 plies to spare."""
+        if self.limits.infinite or self.limits.depth is not None:
+            return False
+        if n_legal == 1 or settled:
+            return True
+        return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
 
     def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
         """Root candidates in search order: searchmoves if given, else the board's moves."""
@@ -233,21 +274,25 @@ class _Run:
         scored.sort(key=lambda ms: (ms[0] == tt_move, ms[1]), reverse=True)
         return [move for move, _ in scored]
 
-    def _lines(self, root_moves: list[Move], depth: int, count: int) -> list[tuple[int, Move, tuple[Move, ...]]]:
+    def _lines(self, root_moves: list[Move], depth: int,
+               count: int) -> tuple[list[tuple[int, Move, tuple[Move, ...]]], bool]:
         """One iteration: `count` (MultiPV) root searches at `depth`, each without the root
-        moves found by the earlier ones.  Returns (score, move, pv) best first, and leaves
-        those moves, in that order, at the front of root_moves to lead the next iteration.
-        Each pv is read from the TT before the next search can overwrite it."""
+        moves found by the earlier ones.  Returns ((score, move, pv) best first, settled:
+        every root move ended the game at once, so deeper passes change nothing), and
+        leaves those moves, in that order, at the front of root_moves to lead the next
+        iteration.  Each pv is read from the TT before the next search can overwrite it."""
         lines: list[tuple[int, Move, tuple[Move, ...]]] = []
+        settled = True
         for index in range(count):
-            score, move = self._root(root_moves[index:], depth)
+            score, move, exact = self._root(root_moves[index:], depth)
+            settled = settled and exact
             root_moves.remove(move)
             root_moves.insert(index, move)
             lines.append((score, move, self._pv(move, depth)))
         if count > 1:
             lines.sort(key=itemgetter(0), reverse=True)  # stable: a tie keeps the search order
             root_moves[:count] = [move for _, move, _ in lines]
-        return lines
+        return lines, settled
 
     def _info(self, depth: int, score: int, pv: tuple[Move, ...], multipv: int = 1) -> SearchInfo:
         mate_plies = None
@@ -265,7 +310,11 @@ class _Run:
         board, tt = self.board, self.tt
         pv = [move]
         board.push(move)
-        seen = {board.key()}
+        seen = set(self.path)  # the game's positions: a return to one ends the line (a draw to the search)
+        if board.key() in seen:
+            board.pop()
+            return tuple(pv)
+        seen.add(board.key())
         while len(pv) < depth + 8 and board.terminal() is None:
             entry = tt.probe(hash(board.key()))
             if entry is None or entry[4] is None or entry[4] not in [m for m, _ in board.ordered_moves()]:
@@ -280,28 +329,34 @@ class _Run:
         return tuple(pv)
 
     # -- the tree -----------------------------------------------------------------
-    def _root(self, root_moves: list[Move], depth: int) -> tuple[int, Move]:
+    def _root(self, root_moves: list[Move], depth: int) -> tuple[int, Move, bool]:
+        """(score, best move, exact): exact when every root move ended the game at once."""
         board, search = self.board, self._search
         self.nodes += 1
         alpha, beta = -INF, INF
         best, best_move = -INF, root_moves[0]
         path = self.path
+        exact = True
         for index, move in enumerate(root_moves):
             board.push(move)
             if board.key() in path:
                 score = 0  # back to a position of the game (quiescence would not see it)
-            elif index == 0:
-                score = -search(depth - 1, -beta, -alpha, 1)
+            elif exact and (result := board.terminal()) is not None:
+                score = -_terminal_score(result, 1)  # mate, stalemate or a rule draw at once
             else:
-                score = -search(depth - 1, -alpha - 1, -alpha, 1)
-                if score > alpha:
+                exact = False  # a move into a live position: deeper passes may see more
+                if index == 0:
                     score = -search(depth - 1, -beta, -alpha, 1)
+                else:
+                    score = -search(depth - 1, -alpha - 1, -alpha, 1)
+                    if score > alpha:
+                        score = -search(depth - 1, -beta, -alpha, 1)
             board.pop()
             if score > best:
                 best, best_move = score, move
                 if score > alpha:
                     alpha = score
-        return best, best_move
+        return best, best_move, exact
 
     def _search(self, depth: int, alpha: int, beta: int, ply: int, null_ok: bool = True) -> int:
         if depth <= 0:
@@ -453,15 +508,3 @@ class _Run:
                     if score >= beta:
                         break
         return best
-
-
-def build(game, options) -> AlphaBeta:
-    """The alpha-beta player for `game` (chess or gomoku), TT sized from options.hash_mb."""
-    config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if game.name == "chess":
-        from engine.search.ab_chess import ChessSearchBoard
-        return AlphaBeta(ChessSearchBoard.from_state, config)
-    if game.name == "gomoku":
-        from engine.search.ab_gomoku import board_maker
-        return AlphaBeta(board_maker(game), config)  # one pattern cache per player, kept across moves
-    raise ValueError(f"alphabeta does not play {game.name!r}")

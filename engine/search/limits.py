@@ -3,6 +3,12 @@
 Searchers call `stopper.should_stop(nodes)` in their loops (the clock is
 read on every call: ~0.1 us; searchers call it every few nodes) and
 `stopper.may_start_iteration(depth)` between iterative-deepening passes.
+MCTS also asks `soft_left()` / `time_left()` to plan its playouts.
+
+Pondering: with `Limits(ponder=True)` the time limits wait for `ponderhit`.  The
+stop event handed to a search may be a `StopSignal`; its `ponderhit()` starts the
+clock at the Stopper's next poll, with the same soft and hard budgets a fresh `go`
+with that clock gets: one clock, one budget.
 """
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from typing import Callable, Protocol
 
 from engine.types import Limits, SearchInfo, SearchResult
 
-__all__ = ["Stopper", "Searcher"]
+__all__ = ["Stopper", "StopSignal", "Searcher"]
 
 
 class Searcher(Protocol):
@@ -27,6 +33,17 @@ class Searcher(Protocol):
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult: ...
 
 
+class StopSignal(threading.Event):
+    """A search's stop event that can also carry `ponderhit` (set from another thread)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ponderhit_seen = threading.Event()
+
+    def ponderhit(self) -> None:
+        self.ponderhit_seen.set()
+
+
 class Stopper:
     def __init__(self, limits: Limits, stop: threading.Event | None = None,
                  *, default_time: float | None = None, clock: Callable[[], float] = time.monotonic):
@@ -37,18 +54,36 @@ class Stopper:
         hard = limits.time
         if limits.unlimited and not limits.infinite:
             hard = default_time
-        self.hard_deadline = None if hard is None or limits.infinite else self.start + hard
-        soft = limits.soft_time if limits.soft_time is not None else hard
-        self.soft_deadline = None if soft is None or limits.infinite else self.start + soft
+        self._budget = (None if limits.infinite else hard,
+                        None if limits.infinite else (limits.soft_time if limits.soft_time is not None else hard))
+        self.pondering = limits.ponder and not limits.infinite
+        self.hard_deadline: float | None = None
+        self.soft_deadline: float | None = None
+        if not self.pondering:
+            self._start_clock(self.start)
         self.stopped = False
 
+    def _start_clock(self, now: float) -> None:
+        hard, soft = self._budget
+        self.hard_deadline = None if hard is None else now + hard
+        self.soft_deadline = None if soft is None else now + soft
+
+    def _check_ponderhit(self) -> None:
+        seen = getattr(self.event, "ponderhit_seen", None)
+        if seen is not None and seen.is_set():
+            self.pondering = False
+            self._start_clock(self._clock())
+
     def elapsed(self) -> float:
+        """Seconds since the search started (pondering included)."""
         return self._clock() - self.start
 
     def should_stop(self, nodes: int = 0) -> bool:
         """True once any hard limit is hit or the stop event is set; sticky."""
         if self.stopped:
             return True
+        if self.pondering:
+            self._check_ponderhit()
         if self.event.is_set():
             self.stopped = True
         elif self.limits.infinite:
@@ -59,19 +94,38 @@ class Stopper:
             self.stopped = True
         return self.stopped
 
-    def may_start_iteration(self, depth: int, nodes: int = 0) -> bool:
-        """Iterative deepening: may the search start iteration `depth` (1-based)?"""
+    def may_start_iteration(self, depth: int, nodes: int = 0, expected_time: float = 0.0) -> bool:
+        """Iterative deepening: may the search start iteration `depth` (1-based)?
+        expected_time: what the iteration is likely to take (s); one that would end
+        past the hard deadline is not started, since a stopped iteration is wasted."""
         if self.should_stop(nodes):
             return False
         if self.limits.infinite:
             return True
         if self.limits.depth is not None and depth > self.limits.depth:
             return False
-        if self.soft_deadline is not None and self._clock() >= self.soft_deadline:
+        if depth <= 1:
+            return True  # the first iteration is always tried: the hard deadline still cuts it
+        now = self._clock()
+        if self.soft_deadline is not None and now >= self.soft_deadline:
+            return False
+        if self.hard_deadline is not None and now + expected_time > self.hard_deadline:
             return False
         return True
 
+    @property
+    def timed(self) -> bool:
+        """A clock budget is running (not infinite, not still pondering)."""
+        return self.hard_deadline is not None and not self.limits.infinite
+
     def time_left(self) -> float | None:
+        """Seconds to the hard deadline (None: no running clock)."""
         if self.hard_deadline is None:
             return None
         return self.hard_deadline - self._clock()
+
+    def soft_left(self) -> float | None:
+        """Seconds to the soft deadline (None: no running clock); negative once past it."""
+        if self.soft_deadline is None:
+            return None
+        return self.soft_deadline - self._clock()

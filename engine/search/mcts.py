@@ -12,11 +12,20 @@ sum to exactly n.
 
 MultiPV (`Limits.multipv` = k > 1) costs nothing extra: each report becomes k lines, the
 root's top k children (ranked_children), each with its own Q and most-visited path.
+
+The time plan (only while a clock runs: `Limits.time`, after ponderhit when pondering):
+a tree stops at the soft deadline unless its best move is in doubt (the runner-up by
+visits has the better Q), then it may run on toward the hard one; and it stops as soon
+as no other root move can overtake the most visited one in the playouts left before
+the deadline it is working to (hard when in doubt, else soft), estimated from this
+search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
+once.  `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
 
 import math
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
@@ -27,9 +36,10 @@ from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_childre
                                searchmoves_mask)
 from engine.types import Limits, Move, SearchInfo, SearchResult
 
-__all__ = ["MCTSConfig", "MCTS", "build", "tree_node_budget"]
+__all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
 INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
+MIN_RATE_PLAYOUTS = 8  # playouts this search before its playout rate is trusted for pruning
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class MCTSConfig:
     formula: str = "puct"
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
+    threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -79,13 +90,23 @@ def _dirichlet_alpha(state, n_moves: int, configured: float | None) -> float:
 class MCTS:
     """Implements the Searcher protocol, plus `search_many` for lockstep self-play."""
 
-    def __init__(self, evaluator, config: MCTSConfig | None = None):
+    def __init__(self, evaluator, config: MCTSConfig | None = None, *,
+                 clock: Callable[[], float] = time.monotonic):
+        """clock: what the Stopper reads (tests pass a scripted one)."""
         self.evaluator = evaluator
         self.config = config or MCTSConfig()
+        self._clock = clock
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
+        self._answers: list[Move | None] = []  # per slot: the move that search answered
+        self._prover = None
+        if self.config.threat_nodes > 0:
+            from engine.search.threats import TreeProver
+            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
+        self.last_stop = ""                    # why the last search ended (tree 0)
 
     def new_game(self) -> None:
         self._roots = []
+        self._answers = []
 
     # --- the Searcher API -----------------------------------------------------------------
 
@@ -103,18 +124,27 @@ class MCTS:
         Slot i's tree is kept and reused when the next call's states[i] follows from it.
         """
         limits = self._effective_limits(limits)
-        stopper = Stopper(limits, stop)
+        stopper = Stopper(limits, stop, clock=self._clock)
         seeds = list(seeds) if seeds is not None else [self.config.seed] * len(states)
         if len(seeds) != len(states):
             raise ValueError("seeds must match states")
         old = self._roots + [None] * (len(states) - len(self._roots))
-        trees = [Tree(self._reuse(old[i], s), s, seeds[i]) for i, s in enumerate(states)]
+        answers = self._answers + [None] * (len(states) - len(self._answers))
+        trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves)
         node_limit = limits.nodes if not limits.infinite else None
         next_info = INFO_INTERVAL
+        decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
         while True:
-            active = [t for t in trees if not t.done(node_limit, self.config.max_tree_nodes)]
+            active = [t for t in trees
+                      if id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes)]
+            if active and stopper.timed and not stopper.should_stop():
+                for tree in active:
+                    verdict = self._time_verdict(tree, stopper)
+                    if verdict is not None:
+                        decided[id(tree)] = verdict
+                active = [t for t in active if id(t) not in decided]
             if not active:
                 if limits.infinite and not stopper.should_stop():
                     stopper.event.wait(0.01)   # proven or empty roots: wait for stop
@@ -127,7 +157,9 @@ class MCTS:
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
+        self.last_stop = decided.get(id(trees[0])) or self._stop_reason(trees[0], stopper, node_limit)
         results = [self._result(t, stopper.elapsed()) for t in trees]
+        self._answers = [r.best_move for r in results]
         head = results[0]
         if on_info is not None and head.info is not None:
             root = trees[0].root
@@ -135,6 +167,48 @@ class MCTS:
             for info in self._lines(trees[0], head.info, limits.multipv, first):
                 on_info(info)
         return results
+
+    # --- the time plan -------------------------------------------------------------------
+
+    def _time_verdict(self, tree: Tree, stopper: Stopper) -> str | None:
+        """Why the time plan ends this tree now, or None to search on (see the module doc)."""
+        root = tree.root
+        if root.moves is None:
+            return None
+        root.ensure_stats()
+        allowed = np.ones(len(root.moves), dtype=bool) if tree.root_mask is None else tree.root_mask
+        if root.proven is not None:
+            allowed = allowed & ~(root.proven < 0)
+        candidates = np.flatnonzero(allowed)
+        if len(candidates) <= 1:
+            return "one move"
+        visits = root.visits[candidates]
+        first, second = np.argsort(-visits, kind="stable")[:2]
+        soft_left, hard_left = stopper.soft_left(), stopper.time_left()
+        if soft_left is None or hard_left is None:
+            return None
+        in_doubt = bool(root.q[candidates[second]] > root.q[candidates[first]])
+        if soft_left <= 0 and not in_doubt:
+            return "soft deadline"
+        elapsed = stopper.elapsed()
+        if tree.playouts < MIN_RATE_PLAYOUTS or elapsed <= 0:
+            return None
+        horizon = hard_left if in_doubt else soft_left   # in doubt, the plan reaches to hard
+        if visits[first] - visits[second] > tree.playouts / elapsed * max(0.0, horizon):
+            return "smart pruning"
+        return None
+
+    @staticmethod
+    def _stop_reason(tree: Tree, stopper: Stopper, node_limit: int | None) -> str:
+        if tree.resolved():
+            return "resolved"
+        if stopper.event.is_set():
+            return "stop"
+        if node_limit is not None and tree.playouts >= node_limit:
+            return "nodes"
+        if stopper.stopped:
+            return "hard deadline"
+        return "tree full"
 
     # --- steps ----------------------------------------------------------------------------
 
@@ -144,10 +218,22 @@ class MCTS:
             return replace(limits, nodes=self.config.default_nodes)
         return limits
 
-    def _reuse(self, old: Node | None, state) -> Node:
-        """The old tree's node for `state` (itself, a child or a grandchild), else a new root."""
+    def _reuse(self, old: Node | None, state, answer: Move | None = None) -> Node:
+        """The old tree's node for `state` (itself, a child or a grandchild), else a new root.
+        Followed directly along the played moves (our answer, then the reply that is
+        `state.last_move`) when they are known; else looked up by key."""
         if old is not None:
             key = state.key()
+            node: Node | None = old
+            for move in (answer, getattr(state, "last_move", None), None):
+                if node is None:
+                    break
+                if node.state.to_play == state.to_play and node.state.key() == key:
+                    node.state = state
+                    return node
+                if move is None or node.moves is None or move not in node.moves:
+                    break
+                node = node.children.get(node.moves.index(move))
             frontier = [old]
             for _ in range(3):                         # the old root, children, grandchildren
                 for node in frontier:
@@ -179,6 +265,8 @@ class MCTS:
                 root.raw_prior = None
             if self.config.root_tactics:
                 scan_root_tactics(root)
+            if self._prover is not None:
+                self._prover.prove_root(root)
 
     def _add_noise(self, tree: Tree) -> None:
         root = tree.root
@@ -285,6 +373,8 @@ class MCTS:
             raise ValueError(f"evaluator returned {len(evaluations)} results for {len(unique)} states")
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
+            if self._prover is not None:
+                self._prover.prove_leaf(leaf)
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf: Node, vl: float) -> int:
@@ -315,7 +405,9 @@ class MCTS:
         depth = round(tree.depth_sum / tree.playouts) if tree.playouts else 0
         return SearchInfo(depth=max(depth, 1), seldepth=max(tree.seldepth, 1), value=value,
                           nodes=tree.playouts, time=elapsed, pv=tuple(pv_moves(root, tree.root_mask)),
-                          mate_plies=mate, wdl=_wdl(root, value))
+                          mate_plies=mate, wdl=_wdl(root, value),
+                          root_visits=None if root.visits is None else tuple(int(v) for v in root.visits),
+                          root_priors=_raw_priors(root))
 
     def _lines(self, tree: Tree, head: SearchInfo, multipv: int, first: int | None = None) -> list[SearchInfo]:
         """MultiPV: the top `multipv` root children (ranked_children's order, `first` moved to
@@ -370,6 +462,12 @@ class MCTS:
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
 
 
+def _raw_priors(root: Node) -> tuple[float, ...] | None:
+    """The evaluator's priors at the root, before any self-play noise."""
+    prior = root.raw_prior if root.raw_prior is not None else root.prior
+    return None if prior is None else tuple(float(p) for p in prior)
+
+
 def _wdl(node: Node, value: float) -> tuple[int, int, int] | None:
     """(win, draw, loss) per mille for `value`'s side, when the evaluator reported draws.
     The draw rate is the same from either side, so a child's serves its parent's view."""
@@ -386,23 +484,3 @@ NODE_BYTES = 4096  # measured: ~4.2 KB per expanded node (15x15 gomoku and chess
 def tree_node_budget(memory_mb: int) -> int:
     """Nodes that fit in `memory_mb` (the UCI Hash / --hash setting is the tree's budget)."""
     return max(1000, memory_mb * 2**20 // NODE_BYTES)
-
-
-def build(game, options) -> MCTS:
-    """MCTS over the network named by options (or shipped); the heuristic evaluator when
-    there is no network at all, so `--player mcts` always plays."""
-    from engine.factory import shipped_weights
-
-    if options.weights is None and shipped_weights(game.name) is None:
-        from engine.evaluators import heuristic_evaluator
-        evaluator = heuristic_evaluator(game)
-    else:
-        from engine.nn.evaluator import load_evaluator   # torch is imported only here
-        evaluator = load_evaluator(game, options)
-        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
-        # isready / Gomocup START, not out of the first move's budget.
-        evaluator.evaluate([game.initial_state()])
-    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
-                        default_nodes=options.nodes or MCTSConfig.default_nodes,
-                        max_tree_nodes=tree_node_budget(options.hash_mb))
-    return MCTS(evaluator, config)

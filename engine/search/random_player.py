@@ -7,7 +7,7 @@ from typing import Callable
 
 from engine.types import Limits, SearchInfo, SearchResult
 
-__all__ = ["RandomPlayer", "build"]
+__all__ = ["RandomPlayer"]
 
 
 class RandomPlayer:
@@ -28,7 +28,3 @@ class RandomPlayer:
         if on_info is not None:
             on_info(info)
         return SearchResult(best_move=move, value=0.0, info=info)
-
-
-def build(game, options) -> RandomPlayer:
-    return RandomPlayer(seed=options.seed)

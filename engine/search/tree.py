@@ -232,11 +232,14 @@ def _wins_at_once(state, move: Move) -> bool:
 
 
 def scan_root_tactics(root: Node) -> None:
-    """Prove one-ply facts at an expanded root so no budget can miss them: moves that win
-    at once, and moves after which the opponent wins at once.  The opponent's winning
-    replies are found by scanning up to two children fully, then only those replies are
-    tried in the other children (in gomoku the threat is the same cell everywhere).
-    Costs a few ms per root (about 3 plays per legal move)."""
+    """Prove one-ply facts at an expanded root: every move that wins at once, and moves
+    after which the opponent wins at once.  The opponent's winning replies are found by
+    scanning unsolved children fully until one has some (two scans at most); in the
+    other children only those replies are tried.  In gomoku that finds the losing moves
+    (a move cannot create an opponent's win, so the threat cells are the same after every
+    move); in chess it proves only moves that allow one of those mates, and a mate in one
+    that another move newly allows is left to the search.  Costs a few ms per root (about
+    3 plays per legal move)."""
     if root.tactics_done or not root.moves:
         return
     root.tactics_done = True

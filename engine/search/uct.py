@@ -13,10 +13,9 @@ import random
 from typing import Sequence
 
 from engine.evaluators import chess_material_cp, heuristic_evaluator
-from engine.search.mcts import MCTS, MCTSConfig, tree_node_budget
 from engine.types import Evaluation, value_from_cp
 
-__all__ = ["RolloutEvaluator", "build", "gomoku_rollout", "chess_rollout", "CHESS_ROLLOUT_PLIES"]
+__all__ = ["RolloutEvaluator", "gomoku_rollout", "chess_rollout", "CHESS_ROLLOUT_PLIES"]
 
 CHESS_ROLLOUT_PLIES = 24      # ~1 ms; scored by material at the cap
 CAP_VALUE_SCALE = 0.5         # a material score at the cap is less certain than a mate
@@ -79,10 +78,3 @@ class RolloutEvaluator:
                 value = chess_rollout(state, self._rng, self._chess_plies)
             out.append(Evaluation(priors=prior.priors, value=value))
         return out
-
-
-def build(game, options) -> MCTS:
-    config = MCTSConfig(formula="ucb1", leaves_per_batch=1, seed=options.seed,
-                        default_nodes=options.nodes or 1000,
-                        max_tree_nodes=tree_node_budget(options.hash_mb))
-    return MCTS(RolloutEvaluator(game, options.seed), config)

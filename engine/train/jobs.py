@@ -65,7 +65,8 @@ def plan_jobs(kind: str, specs: Sequence[GameSpec], total_games: int, games_per_
         for index, start in enumerate(range(0, games, games_per_shard)):
             count = min(games_per_shard, games - start)
             job_seed = game_seed(seed, s * 1_000_003 + index)
-            name = f"{kind}-{spec.label}-seed{seed}-{index:05d}.npz"
+            rule = "" if spec.rule in ("", "freestyle") else f"-{spec.rule}"   # rules must not share names
+            name = f"{kind}-{spec.label}{rule}-seed{seed}-{index:05d}.npz"
             jobs.append(Job(kind, spec, count, job_seed, str(Path(out_dir) / name), settings, weights,
                             make_teacher))
     return jobs
@@ -81,8 +82,10 @@ def play_job(job: Job) -> tuple[list[Sample], float, str]:
     else:
         assert isinstance(job.settings, TeacherConfig)
         samples = teacher_batch(job.spec, job.games, job.settings, job.seed, job.make_teacher)
-        who = " ".join(job.settings.uci) if job.settings.uci else "alphabeta"
-        notes = f"teacher {who} depth {job.settings.depth} movetime {job.settings.movetime}"
+        engine = job.settings.uci or job.settings.gomocup
+        who = " ".join(engine) if engine else "alphabeta"
+        notes = (f"teacher {who} depth {job.settings.depth} nodes {job.settings.nodes} "
+                 f"movetime {job.settings.movetime} multipv {job.settings.multipv}")
     return samples, time.perf_counter() - start, f"{notes}; seed {job.seed}"
 
 
@@ -98,24 +101,33 @@ def run_job(job: Job) -> JobResult:
     return _write(job, *play_job(job))
 
 
-def run_jobs(jobs: Sequence[Job], workers: int = 1,
-             echo: Callable[[str], None] = lambda line: None, pool: Any = None) -> list[JobResult]:
+def run_jobs(jobs: Sequence[Job], workers: int = 1, echo: Callable[[str], None] = lambda line: None,
+             show_progress: bool = False, pool: Any = None) -> list[JobResult]:
     """Run the jobs whose shard is missing on `pool` (default: `workers` local processes),
-    writing each shard here as its job finishes and echoing a line each."""
+    writing each shard here as its job finishes and echoing a line each; show_progress: a
+    bar over the shards on stderr."""
     from engine.train.pool import LocalPool
+    from engine.train.progress import Progress
 
     todo = [job for job in jobs if not Path(job.path).exists()]
     results = [JobResult(job.path, 0, 0, 0.0, 0, 0, 0, skipped=True)
                for job in jobs if Path(job.path).exists()]
     for result in results:
         echo(result.line())
+    progress = Progress(len(todo), jobs[0].kind if jobs else "jobs", unit="shards") if show_progress else None
+    positions = 0
     own = pool is None
     pool = LocalPool(workers) if own else pool
     try:
         for job, played in zip(todo, pool.map(play_job, todo)):
             results.append(_write(job, *played))
             echo(results[-1].line())
+            positions += results[-1].positions
+            if progress is not None:
+                progress.update(1, note=f"{positions} positions")
     finally:
         if own:
             pool.close()
+        if progress is not None:
+            progress.close()
     return results

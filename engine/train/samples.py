@@ -13,14 +13,19 @@ A sample is one searched position:
           list doubles as the loss's mask (a dense chess target would be 4672 floats).
   value   +1 / 0 / -1: the game's result for the side to move (WDL class 1 - value:
           0 win, 1 draw, 2 loss, the model's head order).
+  teacher_wdl  float32 [3] or NaN: the teacher's own evaluation of the position as
+          (win, draw, loss) probabilities for the side to move (a UCI engine's `wdl`,
+          centipawns or a Gomocup brain's eval mapped to a win probability, a PGN
+          `[%eval]`); NaN when the teacher gave none.  The trainer blends it with the
+          result (`value_targets`), so the blend is chosen at training time.
   ply, to_play, game: where it came from (game = index of the game in its batch).
 
 A shard is one compressed npz of one board shape (gomoku batches of several sizes
 write one shard per size: a training batch then needs no padding, whose zeros would
 skew BatchNorm's batch statistics).  Arrays: planes [N, C, H, W], move_offset [N + 1]
 (sample i's moves are moves[move_offset[i]:move_offset[i + 1]]), moves [M], probs [M],
-value, ply, to_play, game [N], and meta (a JSON string: format, version, game, width,
-height, rule, codec_version, divisors, notes).  Shards are written to a temp file and
+value, ply, to_play, game [N], teacher_wdl [N, 3] (version 2; NaN rows = none), and meta
+(a JSON string: format, version, game, width, height, rule, codec_version, divisors, notes).  Shards are written to a temp file and
 renamed, so a killed run never leaves half a shard.
 
 Gomoku symmetry augmentation (8 on squares, 4 on rectangles) happens at batch time:
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -37,17 +43,19 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from engine.games.base import Outcome
+from engine.nn.codecs import codec_names, get_codec
 from engine.nn.files import atomic_write
 
 __all__ = [
     "GameSpec", "Sample", "Dataset", "Bucket", "Batch", "ShardError", "SHARD_FORMAT",
     "make_sample", "with_outcome", "write_shard", "read_shards", "shard_paths", "sample_batch",
-    "policy_size", "first_player_results",
+    "policy_size", "first_player_results", "value_targets", "wdl_from_value", "expected_score",
+    "split_validation",
 ]
 
 SHARD_FORMAT = "plyzero-samples"
-SHARD_VERSION = 1
-_CHESS_DIVISORS = {30: 100.0}  # codec_chess plane 30: min(halfmove clock, 100) / 100
+SHARD_VERSION = 2
+_READABLE_VERSIONS = (1, 2)   # version 1 shards have no teacher_wdl: read as NaN
 
 
 class ShardError(ValueError):
@@ -79,22 +87,9 @@ class GameSpec:
         return cls(game.name, game.width, game.height, game.rule)
 
 
-def _codec(game: str) -> Any:
-    from engine.nn import codec_chess, codec_gomoku
-    return codec_chess if game == "chess" else codec_gomoku
-
-
-def _divisors(game: str) -> np.ndarray:
-    divisors = np.ones(_codec(game).PLANES, dtype=np.float32)
-    if game == "chess":
-        for plane, divisor in _CHESS_DIVISORS.items():
-            divisors[plane] = divisor
-    return divisors
-
-
 def policy_size(game: str, height: int, width: int) -> int:
     """Length of the flat policy index space: 4672 for chess, H * W for gomoku."""
-    return _codec("chess").POLICY_SIZE if game == "chess" else height * width
+    return get_codec(game).policy_size(width, height)
 
 
 @dataclass(frozen=True)
@@ -107,14 +102,30 @@ class Sample:
     ply: int
     to_play: int
     game: int = 0
+    teacher_wdl: np.ndarray | None = None
 
 
-def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: int = 0) -> Sample:
+def wdl_from_value(value: float) -> np.ndarray:
+    """A value in [-1, 1] (side to move) as a (win, draw, loss) triple with no draw mass:
+    expected score (1 + value) / 2 -- for teachers that give a score but no draw rate."""
+    v = min(1.0, max(-1.0, float(value)))
+    return np.array([(1.0 + v) / 2.0, 0.0, (1.0 - v) / 2.0], dtype=np.float32)
+
+
+def expected_score(wdl: Sequence[float] | np.ndarray) -> float:
+    """(win, draw, loss) -> value in [-1, 1]: win - loss (the expected score rescaled)."""
+    w, _, l = (float(x) for x in wdl)
+    total = sum(float(x) for x in wdl)
+    return (w - l) / total if total > 0 else 0.0
+
+
+def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: int = 0,
+                teacher_wdl: Sequence[float] | np.ndarray | None = None) -> Sample:
     """A sample for `state` with `policy` (weights over state.legal_moves(): visit counts,
     a one-hot, a soft teacher target) normalised to sum 1.  value stays 0 until
-    with_outcome fills it in at the end of the game."""
-    name = "chess" if hasattr(state, "board") else "gomoku"
-    codec = _codec(name)
+    with_outcome fills it in at the end of the game.  teacher_wdl: the teacher's
+    (win, draw, loss) for the side to move, normalised here; None = no evaluation."""
+    codec = get_codec(state.game.name)
     weights = np.asarray(policy, dtype=np.float64)
     legal = codec.legal_index(state)
     if weights.shape != legal.shape:
@@ -122,15 +133,21 @@ def make_sample(state: Any, policy: Sequence[float] | np.ndarray, game_index: in
     total = weights.sum()
     if not total > 0 or (weights < 0).any():
         raise ValueError("policy weights must be >= 0 with a positive sum")
-    divisors = _divisors(name)
+    divisors = codec.plane_divisors()
     planes = codec.encode([state])[0]
     quantised = np.rint(planes * divisors[:, None, None])
     if quantised.min() < 0 or quantised.max() > 255 or not np.array_equal(
             quantised.astype(np.float32) / divisors[:, None, None], planes):
-        raise ValueError("the codec's planes do not quantise exactly (codec changed? update _divisors)")
+        raise ValueError("the codec's planes do not quantise exactly (codec changed? update its plane_divisors)")
+    wdl = None
+    if teacher_wdl is not None:
+        wdl = np.asarray(teacher_wdl, dtype=np.float64)
+        if wdl.shape != (3,) or (wdl < 0).any() or not wdl.sum() > 0:
+            raise ValueError("teacher_wdl must be three non-negative numbers with a positive sum")
+        wdl = (wdl / wdl.sum()).astype(np.float32)
     return Sample(planes=quantised.astype(np.uint8), moves=legal.astype(np.int16),
                   probs=(weights / total).astype(np.float32), value=0, ply=int(state.ply),
-                  to_play=int(state.to_play), game=game_index)
+                  to_play=int(state.to_play), game=game_index, teacher_wdl=wdl)
 
 
 def with_outcome(samples: Sequence[Sample], outcome: Outcome) -> list[Sample]:
@@ -156,14 +173,15 @@ def write_shard(path: str | Path, samples: Sequence[Sample], spec: GameSpec, not
     if len(shapes) != 1:
         raise ValueError(f"one board shape per shard, got {sorted(shapes)}")
     _, height, width = shapes.pop()
-    if (height, width) != ((8, 8) if spec.name == "chess" else (spec.height, spec.width)):
+    codec = get_codec(spec.name)
+    if (height, width) != codec.plane_shape(spec.width, spec.height):
         raise ValueError(f"samples are {width}x{height}, the spec says {spec.width}x{spec.height}")
     counts = np.array([s.moves.size for s in samples], dtype=np.int64)
     meta = {
         "format": SHARD_FORMAT, "version": SHARD_VERSION, "game": spec.name,
         "width": width, "height": height, "rule": spec.rule,
-        "codec_version": _codec(spec.name).CODEC_VERSION,
-        "divisors": _divisors(spec.name).tolist(), "samples": len(samples), "notes": notes,
+        "codec_version": codec.version,
+        "divisors": codec.plane_divisors().tolist(), "samples": len(samples), "notes": notes,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
     arrays: dict[str, Any] = {
@@ -176,6 +194,8 @@ def write_shard(path: str | Path, samples: Sequence[Sample], spec: GameSpec, not
         "ply": np.array([s.ply for s in samples], dtype=np.int32),
         "to_play": np.array([s.to_play for s in samples], dtype=np.uint8),
         "game": np.array([s.game for s in samples], dtype=np.int32),
+        "teacher_wdl": np.stack([s.teacher_wdl if s.teacher_wdl is not None
+                                 else np.full(3, np.nan, dtype=np.float32) for s in samples]),
     }
     atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays))
     return Path(path)
@@ -207,9 +227,23 @@ class Bucket:
     moves: np.ndarray
     probs: np.ndarray
     value: np.ndarray
+    teacher_wdl: np.ndarray | None = None   # [N, 3] float32, NaN rows = none (None: all none)
+    game_key: np.ndarray | None = None      # [N] int64: crc32 of (shard name, game), for splits
 
     def __len__(self) -> int:
         return int(self.value.shape[0])
+
+    def subset(self, keep: np.ndarray) -> "Bucket":
+        """The samples at the (sorted) indices `keep`, CSR targets re-packed."""
+        keep = np.asarray(keep, dtype=np.int64)
+        starts, ends = self.move_offset[keep], self.move_offset[keep + 1]
+        counts = ends - starts
+        entries = np.repeat(starts - np.cumsum(np.r_[0, counts[:-1]]), counts) + np.arange(counts.sum())
+        return Bucket(height=self.height, width=self.width, planes=self.planes[keep],
+                      move_offset=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                      moves=self.moves[entries], probs=self.probs[entries], value=self.value[keep],
+                      teacher_wdl=None if self.teacher_wdl is None else self.teacher_wdl[keep],
+                      game_key=None if self.game_key is None else self.game_key[keep])
 
 
 @dataclass
@@ -235,14 +269,20 @@ def _read_one(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
         meta = json.loads(str(arrays.pop("meta")))
     except Exception as exc:  # zip, json, key and EOF errors all mean "unusable"
         raise ShardError(f"{path}: unreadable shard ({type(exc).__name__}: {str(exc)[:80]})") from None
-    if meta.get("format") != SHARD_FORMAT or meta.get("version") != SHARD_VERSION:
-        raise ShardError(f"{path}: not a version {SHARD_VERSION} PlyZero sample shard")
+    if meta.get("format") != SHARD_FORMAT or meta.get("version") not in _READABLE_VERSIONS:
+        raise ShardError(f"{path}: not a version {_READABLE_VERSIONS} PlyZero sample shard")
+    n = int(arrays["value"].shape[0])
+    if "teacher_wdl" not in arrays:
+        arrays["teacher_wdl"] = np.full((n, 3), np.nan, dtype=np.float32)
+    stem = zlib.crc32(Path(path).name.encode())
+    arrays["game_key"] = np.array([zlib.crc32(f"{g}".encode(), stem) for g in arrays["game"]],
+                                  dtype=np.int64)
     game = meta.get("game")
-    if game not in ("chess", "gomoku"):
+    if game not in codec_names():
         raise ShardError(f"{path}: unknown game {game!r}")
-    if meta.get("codec_version") != _codec(game).CODEC_VERSION:
+    if meta.get("codec_version") != get_codec(game).version:
         raise ShardError(f"{path}: {game} codec version {meta.get('codec_version')}, "
-                         f"this engine encodes version {_codec(game).CODEC_VERSION}")
+                         f"this engine encodes version {get_codec(game).version}")
     return meta, arrays
 
 
@@ -271,8 +311,10 @@ def read_shards(paths: Iterable[str | Path], expect_game: str | None = None) -> 
             move_offset=np.concatenate(offsets),
             moves=np.concatenate([p["moves"] for p in parts]).astype(np.int64),
             probs=np.concatenate([p["probs"] for p in parts]),
-            value=np.concatenate([p["value"] for p in parts]).astype(np.int64)))
-    return Dataset(game=game, divisors=_divisors(game), buckets=buckets,
+            value=np.concatenate([p["value"] for p in parts]).astype(np.int64),
+            teacher_wdl=np.concatenate([p["teacher_wdl"] for p in parts]).astype(np.float32),
+            game_key=np.concatenate([p["game_key"] for p in parts])))
+    return Dataset(game=game, divisors=get_codec(game).plane_divisors(), buckets=buckets,
                    sources=[str(p) for p in files])
 
 
@@ -284,18 +326,58 @@ class Batch:
 
     planes float32 [B, C, H, W]; target float32 [B, P] (policy target, zero off the legal
     moves); legal bool [B, P]; wdl int64 [B] (0 win, 1 draw, 2 loss for the side to move).
+    teacher_wdl float32 [B, 3]: the teacher's (win, draw, loss), NaN rows where none.
     P = policy_size(game, H, W).
     """
     planes: np.ndarray
     target: np.ndarray
     legal: np.ndarray
     wdl: np.ndarray
+    teacher_wdl: np.ndarray | None = None
 
 
-def _perm_table(width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+def value_targets(batch: Batch, blend: float) -> np.ndarray:
+    """The WDL target float32 [B, 3]: (1 - blend) * one-hot(game result) + blend * teacher's
+    wdl, the result alone where the teacher gave none.  blend 0 = the plain game result."""
+    if not 0.0 <= blend <= 1.0:
+        raise ValueError("the value blend must be within [0, 1]")
+    result = np.eye(3, dtype=np.float32)[batch.wdl]
+    if batch.teacher_wdl is None or blend == 0.0:
+        return result
+    teacher = batch.teacher_wdl
+    has = ~np.isnan(teacher).any(axis=1)
+    blended = result.copy()
+    blended[has] = (1.0 - blend) * result[has] + blend * teacher[has]
+    return blended
+
+
+def split_validation(dataset: Dataset, fraction: float) -> tuple[Dataset, Dataset | None]:
+    """(train, validation): whole games go to validation when the crc32 of (shard file name,
+    game index) falls in the lowest `fraction` of its range -- deterministic, so a resumed
+    run or another network is measured on the same positions, and no game is split
+    between the two (neighbouring positions of one game would leak).  fraction 0: (dataset, None)."""
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError("the validation fraction must be within [0, 1)")
+    if fraction == 0.0:
+        return dataset, None
+    train_buckets, val_buckets = [], []
+    for bucket in dataset.buckets:
+        keys = bucket.game_key if bucket.game_key is not None else np.zeros(len(bucket), dtype=np.int64)
+        held = (keys % 1_000_003) < fraction * 1_000_003
+        if (~held).any():
+            train_buckets.append(bucket.subset(np.flatnonzero(~held)))
+        if held.any():
+            val_buckets.append(bucket.subset(np.flatnonzero(held)))
+    if not train_buckets:
+        raise ShardError("every game fell into the validation split; lower --val-fraction or add data")
+    train = Dataset(dataset.game, dataset.divisors, train_buckets, dataset.sources)
+    return train, (Dataset(dataset.game, dataset.divisors, val_buckets, dataset.sources)
+                   if val_buckets else None)
+
+
+def _perm_table(game: str, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """(perm [S, N], inverse [S, N]): perm[k, i] is where cell i goes under symmetry k."""
-    from engine.games.gomoku import symmetry_permutations
-    perms = np.asarray(symmetry_permutations(width, height), dtype=np.int64)
+    perms = np.asarray(get_codec(game).symmetries(width, height), dtype=np.int64)
     inverse = np.empty_like(perms)
     rows = np.arange(perms.shape[0])[:, None]
     inverse[rows, perms] = np.arange(perms.shape[1])[None, :]
@@ -324,8 +406,8 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
     rows = np.repeat(np.arange(n), counts)
     moves = chosen.moves[entries]
     planes = chosen.planes[indices]
-    if augment and dataset.game == "gomoku":
-        perms, inverse = _perm_table(w, h)
+    if augment and get_codec(dataset.game).symmetric:
+        perms, inverse = _perm_table(dataset.game, w, h)
         sym = rng.integers(0, perms.shape[0], size=n)
         flat = planes.reshape(n, planes.shape[1], h * w)
         # new cell j holds old cell inverse[j]: the stones, the last move and the mask all move.
@@ -336,5 +418,8 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
     legal = np.zeros((n, size), dtype=bool)
     target[rows, moves] = chosen.probs[entries]
     legal[rows, moves] = True
+    teacher = (chosen.teacher_wdl[indices] if chosen.teacher_wdl is not None
+               else np.full((n, 3), np.nan, dtype=np.float32))
     return Batch(planes=planes.astype(np.float32) / dataset.divisors[None, :, None, None],
-                 target=target, legal=legal, wdl=(1 - chosen.value[indices]).astype(np.int64))
+                 target=target, legal=legal, wdl=(1 - chosen.value[indices]).astype(np.int64),
+                 teacher_wdl=teacher)

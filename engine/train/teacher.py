@@ -3,14 +3,18 @@
 `teacher_batch(spec, n_games, config, seed) -> list[Sample]` is a plain function of its
 inputs, like selfplay_batch: it builds its own teacher and closes it before returning.
 The teacher is our alpha-beta unless `make_teacher` names another: an external chess
-engine is driven by `protocols.uci_teacher.uci_teacher` (engine/ starts no processes).
+engine is driven by `protocols.uci_teacher.uci_teacher`, any Gomocup brain (Rapfi) by
+`protocols.gomocup_teacher.gomocup_teacher` (engine/ starts no processes).
 
 Targets: one-hot on the teacher's move, or with `multipv` = k > 1 a soft target
 softmax(value / soft_tau) over the k best lines' first moves (values in [-1, 1] from the
-side to move, as SearchInfo reports them).  Diversity: `opening_plies` random plies
-start each game (not recorded; gomoku stones near the centre), then with probability
-`epsilon` a ply plays a random move instead of the teacher's (still recorded with the
-teacher's target).  Values come from each game's final outcome.
+side to move, as SearchInfo reports them).  Diversity: a game starts from a random
+position of `openings` (chess FENs, e.g. the arena's suite) when given, then
+`opening_plies` random plies (not recorded; gomoku stones near the centre), then with
+probability `epsilon` a ply plays a random move instead of the teacher's (still recorded
+with the teacher's target); the teacher plays both colours.  Values: each game's final
+outcome, and the teacher's own (win, draw, loss) for the position when it gives one
+(Sample.teacher_wdl; the trainer blends the two).
 """
 from __future__ import annotations
 
@@ -21,25 +25,29 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.games.base import Outcome
-from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
+from engine.train.samples import GameSpec, Sample, make_sample, wdl_from_value, with_outcome
 from engine.train.selfplay import CHESS_MAX_PLIES, game_seed
-from engine.types import Limits, Move, SearchInfo, value_from_cp
+from engine.types import Limits, Move, SearchInfo
 
-__all__ = ["TeacherConfig", "Teach", "TeacherFactory", "teacher_batch", "soft_target"]
+__all__ = ["TeacherConfig", "Advice", "Teach", "TeacherFactory", "teacher_batch", "soft_target"]
 
 
 @dataclass(frozen=True)
 class TeacherConfig:
-    """depth / movetime: the teacher's limit per move (at least one).  multipv: lines per
+    """depth / nodes / movetime: the teacher's limit per move (at least one).  multipv: lines per
     move for a soft target (1 = one-hot).  soft_tau: temperature of that softmax, in value
     units.  opening_plies / opening_radius: random plies at the start (gomoku: within
     opening_radius cells of the centre).  epsilon: chance that a ply plays a random move
     (gomoku: next to a stone).  max_plies: a longer game is a draw (None: chess 300,
     gomoku no cap).  hash_mb: our alpha-beta's table.  uci: chess only, an external
     engine's command line (argv) for a `make_teacher` that drives one (see
-    protocols.uci_teacher); uci_options: (name, value) pairs it is configured with."""
+    protocols.uci_teacher); uci_options: (name, value) pairs it is configured with.
+    gomocup / gomocup_info: gomoku only, a Gomocup brain's argv and the INFO (key, value)
+    pairs sent before play (protocols.gomocup_teacher).  openings: chess FENs a game
+    starts from (one drawn per game), before the random opening plies."""
     depth: int | None = 2
     movetime: float | None = None
+    nodes: int | None = None
     multipv: int = 1
     soft_tau: float = 0.1
     opening_plies: int = 4
@@ -49,10 +57,13 @@ class TeacherConfig:
     hash_mb: int = 16
     uci: tuple[str, ...] | None = None
     uci_options: tuple[tuple[str, Any], ...] = ()
+    gomocup: tuple[str, ...] | None = None
+    gomocup_info: tuple[tuple[str, str], ...] = ()
+    openings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.depth is None and self.movetime is None:
-            raise ValueError("the teacher needs a depth or a movetime")
+        if self.depth is None and self.movetime is None and self.nodes is None:
+            raise ValueError("the teacher needs a depth, a node count or a movetime")
         if self.multipv < 1 or self.soft_tau <= 0 or not 0.0 <= self.epsilon <= 1.0:
             raise ValueError("multipv >= 1, soft_tau > 0 and 0 <= epsilon <= 1")
 
@@ -71,29 +82,40 @@ def soft_target(legal: list[Move], lines: list[tuple[Move, float]], tau: float) 
     return target / target.sum()
 
 
-# A teacher answers a state with (move it would play, weights over state.legal_moves()).
-Teach = Callable[[Any, int], tuple[Move, np.ndarray]]  # (state, game index) -> (move, target)
+@dataclass(frozen=True)
+class Advice:
+    """A teacher's answer for one position: the move it plays, its policy target (weights
+    over state.legal_moves()) and its own evaluation as (win, draw, loss) for the side
+    to move, None when it gave none."""
+    move: Move
+    target: np.ndarray
+    wdl: np.ndarray | None = None
+
+
+Teach = Callable[[Any, int], Advice]  # (state, game index) -> the teacher's advice
 TeacherFactory = Callable[["TeacherConfig"], tuple[Teach, Callable[[], None]]]
 
 
 def _alphabeta_teacher(game: Any, config: TeacherConfig) -> tuple[Teach, Callable[[], None]]:
-    from engine.factory import PlayerOptions, make_searcher
-    searcher = make_searcher(game, PlayerOptions(player="alphabeta", hash_mb=config.hash_mb))
-    limits = Limits(depth=config.depth, time=config.movetime, multipv=config.multipv)
+    from engine.players import PlayerOptions, build_player
+    searcher = build_player(game, PlayerOptions(player="alphabeta", hash_mb=config.hash_mb),
+                            fallbacks=()).searcher
+    limits = Limits(depth=config.depth, time=config.movetime, nodes=config.nodes, multipv=config.multipv)
     current = [-1]
 
-    def teach(state: Any, game_index: int) -> tuple[Move, np.ndarray]:
+    def teach(state: Any, game_index: int) -> Advice:
         if current[0] != game_index:
             searcher.new_game()
             current[0] = game_index
         infos: list[SearchInfo] = []
         result = searcher.search(state, limits, on_info=infos.append)
         legal = list(state.legal_moves())
+        wdl = wdl_from_value(result.info.value) if result.info is not None else None
         if config.multipv == 1 or result.info is None or result.info.depth == 0:
-            return result.best_move, soft_target(legal, [(result.best_move, 0.0)], 1.0)
+            return Advice(result.best_move, soft_target(legal, [(result.best_move, 0.0)], 1.0), wdl)
         final = {info.multipv: info for info in infos if info.depth == result.info.depth and info.pv}
         lines = [(info.pv[0], info.value) for _, info in sorted(final.items())]
-        return result.best_move, soft_target(legal, lines, config.soft_tau)
+        return Advice(result.best_move, soft_target(legal, lines, config.soft_tau), wdl)
 
     return teach, lambda: None
 
@@ -128,6 +150,10 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
         raise ValueError("an external UCI teacher plays chess only")
     if config.uci is not None and make_teacher is None:
         raise ValueError("an external UCI teacher needs make_teacher=protocols.uci_teacher.uci_teacher")
+    if config.gomocup is not None and spec.name != "gomoku":
+        raise ValueError("a Gomocup teacher plays gomoku only")
+    if config.gomocup is not None and make_teacher is None:
+        raise ValueError("a Gomocup teacher needs make_teacher=protocols.gomocup_teacher.gomocup_teacher")
     teach, close = make_teacher(config) if make_teacher is not None else _alphabeta_teacher(game, config)
     max_plies = config.max_plies
     if max_plies is None and spec.name == "chess":
@@ -144,6 +170,8 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
 def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: random.Random,
           max_plies: int | None) -> list[Sample]:
     state = game.initial_state()
+    if config.openings:
+        state = game.state_from_fen(rng.choice(config.openings))
     for _ in range(config.opening_plies):
         if state.outcome() is not None:
             break
@@ -151,8 +179,9 @@ def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: rando
     recorded: list[Sample] = []
     outcome: Outcome | None = state.outcome()
     while outcome is None:
-        move, target = teach(state, index)
-        recorded.append(make_sample(state, target, index))
+        advice = teach(state, index)
+        recorded.append(make_sample(state, advice.target, index, advice.wdl))
+        move = advice.move
         if rng.random() < config.epsilon:
             move = _random_move(state, rng)
         state = state.play(move)

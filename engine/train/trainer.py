@@ -7,7 +7,12 @@ Loss per sample = policy cross-entropy + value_weight * WDL cross-entropy.
   legal slots of that from-square (exactly codec_chess.priors_from_logits), so
   log p(a) = log_softmax(from)[f] + log_softmax(to[f])[t].  Summed against pi this is the
   loss on the factored targets pi(from), pi(to | from) of codec_chess.factored_targets.
-  Value: cross-entropy of the WDL head against the game's result (0 win, 1 draw, 2 loss).
+  Value: cross-entropy of the WDL head against the value target: the game's result
+  (0 win, 1 draw, 2 loss) blended with the teacher's own (win, draw, loss) for the
+  position where the shard has one, weight `value_blend` (samples.value_targets).
+  Learning the teacher's evaluation instead of a +-1 result alone is what lets the
+  value loss fall: a single result is a very noisy label for a position 40 plies
+  before the end.
 Optimiser: AdamW (default) or SGD with Nesterov momentum, weight decay; learning rate
 warmed up linearly over `warmup_steps`, then constant, or cosine-decayed to
 lr * min_lr_ratio over `decay_steps`: a function of the step alone, so a run resumed
@@ -17,11 +22,19 @@ run_dir holds ckpt-<step>.pt every `checkpoint_every` steps and at the end (writ
 engine.nn.checkpoint: step and data in the metadata), latest.pt (the newest of them),
 state.pt (model, optimiser, step, batch RNG, config: `resume=True` continues exactly
 where the last save left off; a run killed between saves redoes those steps and gets
-the same numbers on the same machine) and log.jsonl (one line per log interval).
-Everything is read back with torch.load(weights_only=True).
+the same numbers on the same machine), log.jsonl (a "train" line per log interval and a
+"val" line per checkpoint) and training.png (engine.train.plot, when matplotlib is
+installed).  Everything is read back with torch.load(weights_only=True).
+
+Validation: whole games are held out (samples.split_validation, `val_fraction`), and at
+every checkpoint engine.train.validate measures policy cross-entropy and top-1
+agreement with the target, value MSE against the trained target and against the plain
+game result, and value sign accuracy on decisive games.  On CUDA the forward pass runs
+under bf16 autocast (losses in float32).
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -33,22 +46,25 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
 from engine.nn.files import atomic_write
 from engine.nn.model import build_model
 from engine.nn.spec import NetConfig, parse_net
-from engine.train.samples import Batch, Dataset, read_shards, sample_batch
+from engine.train.plot import plot_run
+from engine.train.progress import Progress
+from engine.train.samples import Batch, Dataset, read_shards, sample_batch, split_validation, value_targets
+from engine.train.validate import validate
 
-__all__ = ["TrainConfig", "TrainReport", "train", "lr_at", "policy_loss", "batch_losses",
-           "STATE_FILE", "RunError"]
+__all__ = ["TrainConfig", "TrainReport", "train", "lr_at", "policy_loss", "policy_log_probs",
+           "batch_losses", "autocast", "STATE_FILE", "LOG_FILE", "RunError", "DEFAULT_VALUE_BLEND"]
 
 STATE_FILE = "state.pt"
 LOG_FILE = "log.jsonl"
 _MASKED = -1e9  # a logit no legal move can lose to (finite: an all-illegal row stays finite)
 # Settings that change the numbers; the rest (device, threads, intervals) may change on resume.
-_OPERATIONAL = ("checkpoint_every", "log_every", "device", "threads")
+_OPERATIONAL = ("checkpoint_every", "log_every", "device", "threads", "val_samples", "plot")
+DEFAULT_VALUE_BLEND = 0.5   # chosen by measurement: see weights/README.md, "value blend"
 
 
 class RunError(ValueError):
@@ -59,7 +75,11 @@ class RunError(ValueError):
 class TrainConfig:
     """batch_size: samples per step.  optimizer: "adamw" | "sgd" (Nesterov, `momentum`).
     lr / warmup_steps / decay_steps / min_lr_ratio: the schedule (see lr_at).
-    value_weight: weight of the WDL loss.  augment: random gomoku board symmetries.
+    value_weight: weight of the WDL loss.  value_blend: weight of the teacher's own
+    evaluation in the value target (0 = the game result alone; samples without one
+    always use the result).  augment: random gomoku board symmetries.
+    val_fraction: share of games held out for validation (0 = none); val_samples: at
+    most this many of them measured per checkpoint.  plot: redraw training.png.
     seed: batch sampling and initial weights.  device: "auto" | "cpu" | "cuda" | "mps";
     threads: torch CPU threads (None = torch's default)."""
     batch_size: int = 256
@@ -71,7 +91,11 @@ class TrainConfig:
     decay_steps: int | None = None
     min_lr_ratio: float = 0.05
     value_weight: float = 1.0
+    value_blend: float = DEFAULT_VALUE_BLEND
     augment: bool = True
+    val_fraction: float = 0.05
+    val_samples: int = 4096
+    plot: bool = True
     checkpoint_every: int = 1000
     log_every: int = 100
     seed: int = 0
@@ -83,6 +107,10 @@ class TrainConfig:
             raise ValueError(f"unknown optimizer {self.optimizer!r} (expected adamw or sgd)")
         if self.batch_size < 1 or self.lr <= 0 or self.checkpoint_every < 1 or self.log_every < 1:
             raise ValueError("batch_size, lr, checkpoint_every and log_every must be positive")
+        if not 0.0 <= self.value_blend <= 1.0 or not 0.0 <= self.val_fraction < 1.0:
+            raise ValueError("value_blend must be within [0, 1] and val_fraction within [0, 1)")
+        if self.val_samples < 1:
+            raise ValueError("val_samples must be positive")
 
 
 @dataclass(frozen=True)
@@ -112,6 +140,14 @@ def policy_loss(game: str, policy_outputs: tuple[torch.Tensor, ...], target: tor
     """Cross-entropy [B] of the targets against the masked policy (see the module docstring).
     gomoku: policy_outputs = (logits [B, H, W],); chess: (from [B, 64], to [B, 64, 73]).
     target float [B, P] and legal bool [B, P] in the codec's flat index space."""
+    log_p = policy_log_probs(game, policy_outputs, legal)
+    return -(target * log_p.masked_fill(~legal, 0.0)).sum(dim=1)
+
+
+def policy_log_probs(game: str, policy_outputs: tuple[torch.Tensor, ...], legal: torch.Tensor) -> torch.Tensor:
+    """log p(a) [B, P] of the player's policy over the legal moves (illegal entries are
+    very negative, not -inf).  Shapes as in policy_loss."""
+    policy_outputs = tuple(o.float() for o in policy_outputs)
     if game == "chess":
         from_logits, to_logits = policy_outputs
         b = from_logits.shape[0]
@@ -122,19 +158,28 @@ def policy_loss(game: str, policy_outputs: tuple[torch.Tensor, ...], target: tor
     else:
         (logits,) = policy_outputs
         log_p = logits.reshape(logits.shape[0], -1).masked_fill(~legal, _MASKED).log_softmax(dim=1)
-    return -(target * log_p.masked_fill(~legal, 0.0)).sum(dim=1)
+    return log_p
+
+
+def autocast(device: str) -> Any:
+    """bf16 autocast on CUDA (tensor cores, half the activation memory; BatchNorm and the
+    losses stay float32), a no-op elsewhere: CPU bf16 is slower than float32 here."""
+    if device.startswith("cuda"):
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
-                 value_weight: float = 1.0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(total, policy, value) mean losses of `model` on a batch (on CUDA the forward pass
-    runs under bf16 autocast; the losses are taken in float32)."""
-    with torch.autocast(device_type="cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda")):
-        outputs = [out.float() for out in model(torch.from_numpy(batch.planes).to(device))]
+                 value_weight: float = 1.0, value_blend: float = 0.0
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(total, policy, value) mean losses of `model` on a batch; value_blend as in TrainConfig."""
+    with autocast(device):
+        outputs = model(torch.from_numpy(batch.planes).to(device))
     target = torch.from_numpy(batch.target).to(device)
     legal = torch.from_numpy(batch.legal).to(device)
     policy = policy_loss(game, tuple(outputs[:-1]), target, legal).mean()
-    value = F.cross_entropy(outputs[-1], torch.from_numpy(batch.wdl).to(device))
+    wdl_target = torch.from_numpy(value_targets(batch, value_blend)).to(device)
+    value = -(wdl_target * outputs[-1].float().log_softmax(dim=1)).sum(dim=1).mean()
     return policy + value_weight * value, policy, value
 
 
@@ -232,20 +277,21 @@ def _trim_log(path: Path, step: int) -> None:
 def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = None, steps: int = 1000,
           config: TrainConfig = TrainConfig(), *, resume: bool = False, init: str | Path | None = None,
           expect_game: str | None = None, notes: str = "",
-          on_log: Callable[[dict], None] | None = None) -> TrainReport:
+          on_log: Callable[[dict], None] | None = None, show_progress: bool = False) -> TrainReport:
     """Train until `steps` updates in total, checkpointing into run_dir; returns the last.
 
     net: architecture name for a fresh run ("res6x64"; ignored on resume).  init: start a
     fresh run from these weights.  resume: continue run_dir's saved state (its optimiser
     settings win over `config`, except device, threads and the intervals).  A fresh run
     refuses a run_dir that already holds a state.  RunError / ShardError / CheckpointError
-    on bad input, each one line.
+    on bad input, each one line.  on_log gets every log entry ("train", "val", "note");
+    show_progress: a progress bar on stderr.
     """
     from engine.nn.evaluator import resolve_device
 
     run_dir = Path(run_dir)
-    dataset: Dataset = read_shards(shards, expect_game)
-    data = f"trained on {dataset.describe()}: {_sources(dataset.sources)}"
+    everything: Dataset = read_shards(shards, expect_game)
+    data = f"trained on {everything.describe()}: {_sources(everything.sources)}"
     device = resolve_device(config.device)
     if config.threads is not None:
         torch.set_num_threads(config.threads)
@@ -255,13 +301,14 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
             raise RunError("--init starts a fresh run; it cannot be combined with --resume")
         if not has_state:
             raise RunError(f"{run_dir}: nothing to resume (no {STATE_FILE})")
-        run = _resume(run_dir, config, dataset.game, device)
+        run = _resume(run_dir, config, everything.game, device)
     else:
         if has_state:
             raise RunError(f"{run_dir} already holds a run; pass --resume to continue it")
         run_dir.mkdir(parents=True, exist_ok=True)
-        run = _fresh(run_dir, config, dataset.game, net, init, device)
+        run = _fresh(run_dir, config, everything.game, net, init, device)
     config = run.config
+    dataset, held_out = split_validation(everything, config.val_fraction)
     log_path = run_dir / LOG_FILE
     _trim_log(log_path, run.step)
     model, optimizer = run.model, run.optimizer
@@ -272,37 +319,61 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
     clock = time.perf_counter()
     start_step, start_clock = run.step, clock
     checkpoint = run_dir / "latest.pt"
+    progress = Progress(steps - run.step, f"train {run_dir.name}", unit="steps") if show_progress else None
+    plotted = [config.plot]
+
+    def log(entry: dict) -> None:
+        with open(log_path, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        if on_log is not None:
+            on_log(entry)
+
+    def checkpoint_now() -> Path:
+        model.eval()
+        path = run.save(data, notes)
+        if held_out is not None:
+            metrics = validate(model, held_out, value_blend=config.value_blend, device=device,
+                               max_samples=config.val_samples)
+            log({"step": run.step, "kind": "val", **metrics})
+        if plotted[0] and plot_run(run_dir) is None and log_path.is_file():
+            plotted[0] = False   # no matplotlib: say so once, keep training
+            if on_log is not None:
+                on_log({"step": run.step, "kind": "note",
+                        "text": "no training.png: pip install 'plyzero[plot]' for matplotlib"})
+        model.train()
+        return path
+
     while run.step < steps:
         batch = sample_batch(dataset, config.batch_size, run.rng, augment=config.augment)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(config, run.step)
-        total, policy, value = batch_losses(model, dataset.game, batch, device, config.value_weight)
+        total, policy, value = batch_losses(model, dataset.game, batch, device, config.value_weight,
+                                            config.value_blend)
         optimizer.zero_grad(set_to_none=True)
         total.backward()
         optimizer.step()
         run.step += 1
         sums += (total.item(), policy.item(), value.item())
         count += 1
+        if progress is not None:
+            progress.update(1, note=f"loss {total.item():.3f}")
         if run.step % config.log_every == 0 or run.step == steps:
             now = time.perf_counter()
             last = (float(sums[0] / count), float(sums[1] / count), float(sums[2] / count))
-            entry = {"step": run.step, "loss": round(last[0], 5), "policy": round(last[1], 5),
-                     "value": round(last[2], 5), "lr": lr_at(config, run.step - 1),
-                     "steps_per_s": round(count / max(now - clock, 1e-9), 3)}
-            with open(log_path, "a") as handle:
-                handle.write(json.dumps(entry) + "\n")
-            if on_log is not None:
-                on_log(entry)
+            log({"step": run.step, "kind": "train", "loss": round(last[0], 5), "policy": round(last[1], 5),
+                 "value": round(last[2], 5), "lr": lr_at(config, run.step - 1),
+                 "steps_per_s": round(count / max(now - clock, 1e-9), 3)})
             sums[:] = 0.0
             count = 0
             clock = now
         if run.step % config.checkpoint_every == 0 or run.step == steps:
-            model.eval()
-            checkpoint = run.save(data, notes)
-            model.train()
+            checkpoint = checkpoint_now()
+    if progress is not None:
+        progress.close()
     model.eval()
     if not (run_dir / "latest.pt").is_file():   # resumed at or past `steps`: nothing trained
-        checkpoint = run.save(data, notes)
+        checkpoint = checkpoint_now()
+        model.eval()
     elapsed = time.perf_counter() - start_clock
     rate = (run.step - start_step) / elapsed if run.step > start_step and elapsed > 0 else 0.0
     return TrainReport(step=run.step, checkpoint=checkpoint, loss=last[0], policy_loss=last[1],

@@ -2,7 +2,11 @@
 misbehaves on its N-th move request (1-based) as told:  gomocup_fake.py MODE [N] [SLEEP_MS]
 
 MODE: ok | crash (exit) | hang (never answer) | illegal (an occupied cell) |
-      garbage (noise, then an answer that is not x,y) | bigboard (refuses sizes over 10)
+      garbage (noise, then an answer that is not x,y) | bigboard (refuses sizes over 10) |
+      eval (as Rapfi: `MESSAGE ... | Eval v | ...` before each move, v = 40 * (own stones -
+      opponent stones), and, like Rapfi just after a move, ignores the next command) |
+      plain (no MESSAGE line at all)
+LOG, when given (4th argument), gets every command line received, for tests.
 """
 import sys
 import time
@@ -10,6 +14,7 @@ import time
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
 when = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 sleep = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0.0
+log = open(sys.argv[4], "a") if len(sys.argv) > 4 else None
 
 
 def say(line: str) -> None:
@@ -18,13 +23,15 @@ def say(line: str) -> None:
 
 
 size = 15
+height = 15
+busy = False   # eval mode: the command right after a move is ignored (Rapfi's "still thinking")
 stones: dict[tuple[int, int], int] = {}
 requests = 0
 in_board = False
 
 
 def answer() -> None:
-    global requests
+    global requests, busy
     requests += 1
     if sleep:
         time.sleep(sleep)
@@ -41,17 +48,29 @@ def answer() -> None:
             say("MESSAGE about to answer")
             say("hello world")
             return
-    c = size // 2
-    empty = [(x, y) for x in range(size) for y in range(size) if (x, y) not in stones]
-    x, y = min(empty, key=lambda p: (abs(p[0] - c) + abs(p[1] - c), p))
+    c, cy = size // 2, height // 2
+    empty = [(x, y) for x in range(size) for y in range(height) if (x, y) not in stones]
+    x, y = min(empty, key=lambda p: (abs(p[0] - c) + abs(p[1] - cy), p))
+    if mode == "eval":
+        own = sum(1 for f in stones.values() if f == 1)
+        say(f"MESSAGE Speed 1K | Depth 3-5 | Eval {40 * (own - (len(stones) - own))} | Node 10 | Time 1ms")
+        say("MESSAGE Bestline H8")
+        busy = True
+    elif mode != "plain":
+        say(f"MESSAGE depth 1 value +0.000 nodes {len(empty)}")
     stones[(x, y)] = 1
-    say(f"MESSAGE depth 1 value +0.000 nodes {len(empty)}")
     say(f"{x},{y}")
 
 
 for raw in sys.stdin:
     line = raw.strip()
     if not line:
+        continue
+    if log is not None:
+        log.write(line + "\n")
+        log.flush()
+    if busy and not in_board:
+        busy = False
         continue
     if in_board:
         if line == "DONE":
@@ -66,7 +85,11 @@ for raw in sys.stdin:
         if mode == "bigboard" and int(arg) > 10:
             say("ERROR size not supported")
             continue
-        size = int(arg)
+        size = height = int(arg)
+        stones = {}
+        say("OK")
+    elif cmd == "RECTSTART":
+        size, height = (int(v) for v in arg.split(","))
         stones = {}
         say("OK")
     elif cmd == "RESTART":

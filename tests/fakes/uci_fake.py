@@ -3,6 +3,9 @@ N-th `go` (1-based) as told:  uci_fake.py MODE [N] [SLEEP_MS]
 
 MODE: ok | crash (exit) | hang (never answer) | illegal (a legal-looking illegal move) |
       garbage (noise lines, then a bestmove that is not a move)
+With `setoption name MultiPV value k` it prints k lines (the first k legal moves, line i
+scored 100 - 60 * i centipawns), each with `wdl` once UCI_ShowWDL is on (win 500 - 100 * i,
+draw 300, the rest loss, per mille).
 """
 import sys
 import time
@@ -21,6 +24,8 @@ def say(line: str) -> None:
 
 board = chess.Board()
 goes = 0
+multipv = 1
+show_wdl = False
 for raw in sys.stdin:
     tokens = raw.split()
     if not tokens:
@@ -29,7 +34,15 @@ for raw in sys.stdin:
     if cmd == "uci":
         say("id name fake")
         say("option name Hash type spin default 16 min 1 max 64")
+        say("option name MultiPV type spin default 1 min 1 max 64")
+        say("option name UCI_ShowWDL type check default false")
         say("uciok")
+    elif cmd == "setoption" and len(tokens) >= 5:
+        name, value = tokens[2], tokens[4]
+        if name == "MultiPV":
+            multipv = int(value)
+        elif name == "UCI_ShowWDL":
+            show_wdl = value == "true"
     elif cmd == "isready":
         say("readyok")
     elif cmd == "position":
@@ -60,7 +73,10 @@ for raw in sys.stdin:
             say("info depth banana")
             say("bestmove hello")
             continue
-        say("info depth 1 score cp 0 nodes 1")
-        say(f"bestmove {next(iter(board.legal_moves)).uci()}")
+        legal = list(board.legal_moves)
+        for i, move in enumerate(legal[:multipv]):
+            wdl = f" wdl {500 - 100 * i} 300 {200 + 100 * i}" if show_wdl else ""
+            say(f"info depth 1 multipv {i + 1} score cp {100 - 60 * i}{wdl} nodes 1 pv {move.uci()}")
+        say(f"bestmove {legal[0].uci()}")
     elif cmd == "quit":
         break

@@ -1,0 +1,66 @@
+"""The codec registry: a game's name -> its codec object (numpy only, no torch).
+
+A codec holds everything the network side knows about one game: input planes, policy
+indices, ONNX output names and axes, sample quantisation, board symmetries and which
+network class it feeds.  The evaluator, the ONNX export, sample shards and the model
+factory ask `get_codec(game)` instead of testing the game's name; a new game is its
+own codec module plus one line in `_CODECS`.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
+
+if TYPE_CHECKING:   # numpy loads with a codec, not with the registry: `uciok` stays fast
+    import numpy as np
+
+__all__ = ["GameCodec", "CellCodec", "get_codec", "codec_names"]
+
+# game name -> module holding its CODEC (imported on first use: a gomoku-only process
+# never loads python-chess's codec)
+_CODECS = {
+    "chess": "engine.nn.codec_chess",
+    "gomoku": "engine.nn.codec_gomoku",
+}
+
+
+class GameCodec(Protocol):
+    """What the network side asks of a game.  Frames and shapes: see each codec module."""
+    name: str
+    version: int                      # bumped when planes or indices change (checkpoints record it)
+    planes: int                       # input planes C of [B, C, H, W]
+    outputs: tuple[str, ...]          # network/ONNX outputs: the policy head(s), then "wdl"
+    network: str                      # "module:Class" of the torch network for this game
+    symmetric: bool                   # board symmetries apply (augmentation, symmetric evaluation)
+
+    def encode(self, states: Sequence[Any]) -> np.ndarray: ...
+    def legal_index(self, state: Any) -> np.ndarray: ...
+    def priors_batch(self, states: Sequence[Any], outputs: Sequence[np.ndarray]) -> list[np.ndarray]: ...
+    def cache_key(self, state: Any) -> Hashable: ...
+    def plane_shape(self, width: int, height: int) -> tuple[int, int]: ...
+    def policy_size(self, width: int, height: int) -> int: ...
+    def symmetries(self, width: int, height: int) -> list[tuple[int, ...]]: ...
+    def plane_divisors(self) -> np.ndarray: ...
+    def export_example(self) -> np.ndarray: ...
+    def export_axes(self) -> dict[str, dict[int, str]]: ...
+
+
+class CellCodec(GameCodec, Protocol):
+    """A codec whose policy is one logit per board cell (gomoku): what symmetric
+    evaluation needs to move planes and policies between board frames."""
+
+    def batch_shape(self, states: Sequence[Any]) -> tuple[int, int]: ...
+    def priors_from_logits(self, state: Any, logits: np.ndarray) -> np.ndarray: ...
+
+
+def codec_names() -> tuple[str, ...]:
+    """The games that have a codec (the games a network can play)."""
+    return tuple(_CODECS)
+
+
+def get_codec(game: str) -> GameCodec:
+    """The codec of `game` ("chess", "gomoku"); ValueError for a game without one."""
+    module = _CODECS.get(game)
+    if module is None:
+        raise ValueError(f"no network codec for game {game!r} (expected one of {', '.join(_CODECS)})")
+    return importlib.import_module(module).CODEC  # type: ignore[no-any-return]

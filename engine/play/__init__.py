@@ -1,0 +1,13 @@
+"""The browser board: play or analyse chess and gomoku against any player in a local page,
+and watch the search (evaluation, lines, visit heat map) while it thinks.
+
+`serve(settings)` runs the server; `Session` is the game it serves; the page lives in
+static/ and is served from the package (nothing comes from the internet).
+"""
+from engine.play.players import ExternalFactory
+from engine.play.server import PlayServer, make_server, serve
+from engine.play.session import Session
+from engine.play.settings import GameSettings, Opponent, RequestError, parse_settings
+
+__all__ = ["serve", "make_server", "PlayServer", "Session", "GameSettings", "Opponent", "RequestError",
+           "parse_settings", "ExternalFactory"]

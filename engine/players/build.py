@@ -1,0 +1,174 @@
+"""Player options -> a ready Searcher, with the fallbacks every server shares.
+
+`build_player` is what the UCI server, the Gomocup brain, `engine bench`, the teacher
+and the arena's built-in engines (through those servers) call.  Each searcher has a
+builder here that turns PlayerOptions into the searcher's own config; engine/search
+and engine/nn take only those configs.  Builders import their searcher when chosen,
+so picking `alphabeta` never loads torch.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+from engine.games.base import Game
+from engine.players.networks import resolve_network
+from engine.players.options import PLAYER_NAMES, PlayerOptions
+from engine.search.limits import Searcher
+
+__all__ = ["build_player", "make_searcher", "resolve_player", "BuiltPlayer", "PlayerBuildError",
+           "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator"]
+
+FALLBACK_PLAYERS: tuple[str, ...] = ("alphabeta", "random")   # tried in order when a player fails
+
+
+class UnknownPlayerError(ValueError):
+    pass
+
+
+class PlayerBuildError(ValueError):
+    """No player in the chain could be built; the message lists why, on one line."""
+
+
+class BuiltPlayer(NamedTuple):
+    """What build_player made.  options: what to compare against the next request (the
+    options as asked for, or the fallback's); player: the searcher's name (auto resolved)."""
+    searcher: Searcher
+    notes: tuple[str, ...]
+    options: PlayerOptions
+    player: str
+
+
+Notes = list[str]
+
+
+def resolve_player(game: Game, options: PlayerOptions) -> PlayerOptions:
+    """Turn player "auto" into mcts (when a network is named or shipped) or alphabeta, and a
+    shipped network's name into its path."""
+    weights = resolve_network(game.name, options.weights)
+    if options.player != "auto":
+        return options if options.weights is None else options.with_changes(weights=weights)
+    if weights is None:
+        return options.with_changes(player="alphabeta")
+    return options.with_changes(player="mcts", weights=weights)
+
+
+def make_searcher(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Searcher:
+    """The searcher `options` asks for, no fallback; raises ValueError (one line) when it
+    cannot play `game`.  notes: where a builder reports what it chose instead (e.g. no network)."""
+    options = resolve_player(game, options)
+    builder = _BUILDERS.get(options.player)
+    if builder is None:
+        raise UnknownPlayerError(
+            f"unknown player {options.player!r} (expected one of {', '.join(PLAYER_NAMES)})")
+    return builder(game, options, [] if notes is None else notes)
+
+
+def build_player(game: Game, options: PlayerOptions, *, fallbacks: tuple[str, ...] = FALLBACK_PLAYERS,
+                 make: Callable[[Any, PlayerOptions], Searcher] | None = None) -> BuiltPlayer:
+    """The player `options` asks for, else the first of `fallbacks` that builds; `notes`
+    says what went wrong and what plays instead.  make: a searcher factory to use instead
+    of make_searcher (tests' fakes).  Raises PlayerBuildError when nothing builds."""
+    chain = [options] + [options.with_changes(player=p, weights=None) for p in fallbacks
+                         if p != options.player]
+    notes: Notes = []
+    for candidate in chain:
+        try:
+            searcher = make(game, candidate) if make is not None else make_searcher(game, candidate, notes)
+        except Exception as exc:   # any failure to build is a reason to fall back, never a crash
+            notes.append(f"player {candidate.player} unavailable ({_one_line(exc)})")
+            continue
+        if candidate is not options:
+            notes.append(f"playing with {candidate.player}")
+        return BuiltPlayer(searcher, tuple(notes), candidate, resolve_player(game, candidate).player)
+    raise PlayerBuildError("; ".join(notes))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+# ---- one builder per searcher: PlayerOptions -> the searcher's own config -----------------
+
+def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
+    from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
+    board = _ALPHABETA_BOARDS.get(game.name)
+    if board is None:
+        raise ValueError(f"alphabeta does not play {game.name!r}")
+    config = AlphaBetaConfig(hash_mb=options.hash_mb)
+    return AlphaBeta(board(game, config), config)
+
+
+def _chess_board(game: Any, config: Any) -> Any:
+    from engine.search.ab_chess import ChessSearchBoard
+    return ChessSearchBoard.from_state
+
+
+def _gomoku_board(game: Any, config: Any) -> Any:
+    from engine.search.ab_gomoku import board_maker
+    # one pattern cache and threat solver per player, kept across moves
+    return board_maker(game, threat_nodes=config.threat_nodes)
+
+
+# Alpha-beta's search board per game (a new game adds its line here).
+_ALPHABETA_BOARDS: dict[str, Callable[[Any, Any], Any]] = {"chess": _chess_board, "gomoku": _gomoku_board}
+
+
+def network_evaluator(game: Game, weights: str, options: PlayerOptions, **overrides: Any) -> Any:
+    """A NetworkEvaluator for `game` over `weights` with the player's device, backend and
+    threads.  Raises CheckpointError (one line) for a bad file or another game's network.
+
+    The evaluator's cache gets Hash / 2 MB on top of the Hash MB the MCTS tree gets."""
+    from engine.nn.evaluator import NetworkEvaluator   # torch only if the backend needs it
+    settings: dict[str, Any] = dict(device=options.device, backend=options.backend,
+                                    threads=options.threads, seed=options.seed,
+                                    expect_game=game.name, cache_mb=max(1.0, options.hash_mb / 2))
+    settings.update(overrides)
+    return NetworkEvaluator(weights, **settings)
+
+
+def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
+    """MCTS over the network named by options (or shipped); the heuristic evaluator when
+    there is no network at all, so `--player mcts` always plays."""
+    from engine.search.mcts import MCTS, MCTSConfig, tree_node_budget
+
+    weights = resolve_network(game.name, options.weights)
+    evaluator: Any
+    if weights is None:
+        from engine.evaluators import heuristic_evaluator
+        notes.append(f"no {game.name} network: mcts plays with the heuristic evaluator")
+        evaluator = heuristic_evaluator(game)
+    else:
+        evaluator = network_evaluator(game, weights, options)
+        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
+        # isready / Gomocup START, not out of the first move's budget.
+        evaluator.evaluate([game.initial_state()])
+    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
+                        default_nodes=options.nodes or MCTSConfig.default_nodes,
+                        max_tree_nodes=tree_node_budget(options.hash_mb),
+                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0))
+    return MCTS(evaluator, config)
+
+
+# MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
+MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 100}
+
+
+def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
+    from engine.search.mcts import MCTS, MCTSConfig, tree_node_budget
+    from engine.search.uct import RolloutEvaluator
+    config = MCTSConfig(formula="ucb1", leaves_per_batch=1, seed=options.seed,
+                        default_nodes=options.nodes or 1000,
+                        max_tree_nodes=tree_node_budget(options.hash_mb))
+    return MCTS(RolloutEvaluator(game, options.seed), config)
+
+
+def _random(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
+    from engine.search.random_player import RandomPlayer
+    return RandomPlayer(seed=options.seed)
+
+
+_BUILDERS: dict[str, Callable[[Game, PlayerOptions, Notes], Searcher]] = {
+    "alphabeta": _alphabeta, "mcts": _mcts, "uct": _uct, "random": _random,
+}
+assert tuple(_BUILDERS) == PLAYER_NAMES, "every player name needs a builder"

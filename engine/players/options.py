@@ -1,0 +1,129 @@
+"""The player options, declared once.
+
+Each field of `PlayerOptions` carries its `OptionSpec` (kind, range, help, command-line
+key, UCI name) in its metadata; the click flags (engine/cli.py), the UCI `option`
+lines and `setoption` (protocols/uci_options.py) and the arena's built-in player
+settings (arena/config.py) are all generated from `PLAYER_OPTIONS`.  A new option is
+one field here; each player reads what it needs (engine/players/build.py).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from engine.nn.spec import BACKENDS, DEVICES
+
+__all__ = ["OptionSpec", "PlayerOptions", "PLAYER_OPTIONS", "PLAYER_NAMES", "option_by_key"]
+
+# The searchers a player option may name; engine/players/build.py has one builder each.
+PLAYER_NAMES: tuple[str, ...] = ("alphabeta", "mcts", "uct", "random")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """How one player option is set from outside.
+
+    kind: "choice" | "int" | "float" | "path" | "seed".  key: the command-line flag
+    (`--key`) and arena setting (`key=value`).  uci: the UCI option name, None when the
+    option is not offered over UCI.  minimum/maximum: the accepted range (an int option
+    whose default is None also takes 0 over UCI, meaning "unset").
+    """
+    kind: str
+    help: str
+    key: str = ""
+    uci: str | None = None
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    name: str = ""            # the PlayerOptions field; filled in from the dataclass
+    default: Any = None       # the field's default; filled in from the dataclass
+
+    def parse(self, text: str | None) -> Any:
+        """Text (a UCI value, an arena setting) -> the option's value; ValueError says why."""
+        text = (text or "").strip()
+        if self.kind == "choice":
+            value = text.lower()
+            if value not in self.choices:
+                raise ValueError(f"unknown {self.key} {text!r} (expected one of {', '.join(self.choices)})")
+            return value
+        if self.kind == "path":
+            return None if text in ("", "<empty>") else text
+        if self.kind == "float":
+            try:
+                number = float(text)
+            except ValueError:
+                raise ValueError(f"expected a number, got {text!r}") from None
+            if not math.isfinite(number) or (self.minimum is not None and number < self.minimum):
+                raise ValueError(f"expected a number >= {self.minimum}, got {text!r}")
+            return number
+        try:
+            integer = int(text)
+        except ValueError:
+            raise ValueError(f"expected an integer, got {text!r}") from None
+        if self.kind == "seed":
+            return integer
+        if self.default is None and integer == 0:
+            return None       # UCI spin 0: unset
+        low, high = self.minimum, self.maximum
+        if (low is not None and integer < low) or (high is not None and integer > high):
+            raise ValueError(f"expected an integer >= {low:g}"
+                             + (f" and <= {high:g}" if high is not None else "") + f", got {text!r}")
+        return integer
+
+
+def _option(default: Any, spec: OptionSpec) -> Any:
+    return field(default=default, metadata={"option": spec})
+
+
+@dataclass(frozen=True)
+class PlayerOptions:
+    """Everything a player may be configured with; each player reads what it needs."""
+    player: str = _option("alphabeta", OptionSpec(
+        "choice", "Which searcher plays (auto: mcts with the shipped network, else alphabeta).",
+        uci="Player", choices=(*PLAYER_NAMES, "auto")))
+    weights: str | None = _option(None, OptionSpec(
+        "path", "Network: a checkpoint file or a shipped network's name (mcts); "
+        "default: the shipped one for the game.", uci="WeightsFile"))
+    nodes: int | None = _option(None, OptionSpec(
+        "int", "Per-move node budget when no clock is given.", uci="Nodes", minimum=1, maximum=10**9))
+    batch: int = _option(16, OptionSpec(
+        "int", "MCTS leaves per network call.", uci="MinibatchSize", minimum=1, maximum=4096))
+    cpuct: float = _option(1.25, OptionSpec(
+        "float", "MCTS exploration constant c_init of PUCT.", uci="CPuct", minimum=0.0))
+    threads: int = _option(1, OptionSpec(
+        "int", "Network inference threads.", uci="Threads", minimum=1, maximum=256))
+    hash_mb: int = _option(64, OptionSpec(
+        "int", "Memory for the player's tables, MB: the alpha-beta transposition table; for "
+        "mcts the tree, plus half as much again for the network cache.",
+        key="hash", uci="Hash", minimum=1, maximum=65536))
+    seed: int | None = _option(None, OptionSpec("seed", "Random seed (random/uct/mcts noise)."))
+    device: str = _option("auto", OptionSpec("choice", "Where the network runs.", choices=DEVICES))
+    backend: str = _option("auto", OptionSpec(
+        "choice", "CPU inference runtime for mcts.", choices=BACKENDS))
+
+    def with_changes(self, **changes: Any) -> "PlayerOptions":
+        return replace(self, **changes)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+
+def _schema() -> tuple[OptionSpec, ...]:
+    specs = []
+    for f in fields(PlayerOptions):
+        spec: OptionSpec = f.metadata["option"]
+        specs.append(replace(spec, name=f.name, default=f.default, key=spec.key or f.name))
+    return tuple(specs)
+
+
+PLAYER_OPTIONS: tuple[OptionSpec, ...] = _schema()
+
+
+def option_by_key(key: str) -> OptionSpec:
+    """The spec behind a command-line key / arena setting (`hash`), KeyError if none."""
+    for spec in PLAYER_OPTIONS:
+        if spec.key == key:
+            return spec
+    raise KeyError(key)

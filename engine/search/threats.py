@@ -1,0 +1,392 @@
+"""Threat-space search for gomoku: VCF, the defence check, and a budgeted VCT.
+
+VCF (victory by continuous fours) for the side to move: every attacking move makes a
+four, so the defender's reply is forced (the one cell that completes the five).  The
+defender cannot answer with a five of his own (the attacker never plays a four while the
+defender has one); when his forced block makes a four of his own, the attacker must
+block it, and only a block that is itself a four continues the VCF.  An open four or a
+double four (two five cells) wins at once.  The proof is a single line: attacker,
+forced reply, ..., the attacker's five.  Both rules come from the pattern table, so
+"standard" (exactly five) fours are real fours and overlines never count.
+
+The defence check: the opponent's VCF if the side to move passed, and the moves that
+stop it.  Every move that can stop a VCF line L occupies a cell on one of the four
+lines within four cells of a cell of L (so it touches a four's window, a forced
+reply's lines -- a counter-four -- or the last double threat), or makes a four of its
+own; each such candidate is checked by a VCF search, every other move leaves L intact.
+
+VCT (continuous threes and fours): attacking moves are fours and open threes (a three
+counts when the attacker would then have a VCF); against a three the defender may play
+any candidate cell above, each answered recursively.  It is exact within its limits
+but costly: budgets usually bind past 3-4 threats (`max_threats`), so an unfinished
+VCT says "not found", never "none".
+
+Budgets are node counts (attacker and defender stones placed); a result says whether the
+search finished.  A transposition table (Zobrist key + attacker) keeps proofs and
+depth-bounded failures across calls; keep one ThreatSolver per player (not thread-safe).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from engine.games.gomoku import GomokuGame, GomokuState
+from engine.search.ab_gomoku import GomokuSearchBoard
+from engine.search.gomoku_patterns import PatternTable
+
+__all__ = ["ThreatSolver", "ThreatResult", "Defence", "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
+
+DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
+DEFAULT_VCT_THREATS = 4       # attacking threes/fours in a VCT
+_MAX_TT = 500_000             # entries before the table is dropped
+_ATTACKER_SALT = (0x2545F4914F6CDD1D, 0x9E3779B97F4A7C15)
+_VCT_SALT = 0x6A09E667F3BCC909
+
+
+@dataclass(frozen=True)
+class ThreatResult:
+    """line: the proof from the position (attacker's move, the reply, ..., the attacker's
+    five), None when no win was found.  complete: the search finished within its budget
+    (so None means "none within the depth"), False when it ran out."""
+    line: tuple[int, ...] | None
+    nodes: int
+    complete: bool
+
+    @property
+    def win(self) -> bool:
+        return self.line is not None
+
+
+@dataclass(frozen=True)
+class Defence:
+    """The defence check for the side to move.
+
+    threat: the opponent's VCF line if the side to move passed (None: none found).
+    refutations: the moves after which no opponent VCF was found (None when there is no
+    threat: every move is fine).  losing: move -> the opponent's proof line after it,
+    for candidate moves that were checked and lose; every move outside the candidates
+    loses to `threat` itself.  complete: every check finished within its budget.
+    """
+    threat: tuple[int, ...] | None
+    refutations: frozenset[int] | None
+    losing: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    candidates: frozenset[int] = frozenset()
+    nodes: int = 0
+    complete: bool = True
+
+    def loses(self, move: int) -> tuple[int, ...] | None:
+        """The opponent's proof line after `move`, if it is known to lose."""
+        if self.threat is None or self.refutations is None or move in self.refutations:
+            return None
+        return self.losing.get(move, self.threat)
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+class ThreatSolver:
+    """VCF/VCT/defence checks on gomoku positions of one game (size and rule)."""
+
+    def __init__(self, game: GomokuGame, *, patterns: PatternTable | None = None):
+        if patterns is not None and patterns.rule != game.rule:
+            raise ValueError(f"pattern table for {patterns.rule!r} used with rule {game.rule!r}")
+        self.game = game
+        self.patterns = patterns if patterns is not None else PatternTable(game.rule)
+        self.tt: dict[int, tuple[tuple[int, ...] | None, int]] = {}
+        self._board: GomokuSearchBoard | None = None
+        self._nodes = 0
+        self._limit = 0
+        self._hint: frozenset[int] = frozenset()
+
+    # -- public ---------------------------------------------------------------------------
+    def board_for(self, state: GomokuState) -> GomokuSearchBoard:
+        """The solver's own board, synced to `state` (cheap for nearby states)."""
+        if state.game != self.game:
+            raise ValueError(f"{state.game} is not this solver's {self.game}")
+        if self._board is None:
+            self._board = GomokuSearchBoard(self.game.width, self.game.height, self.game.rule,
+                                            patterns=self.patterns)
+        self._board.sync(state)
+        return self._board
+
+    def vcf(self, state: GomokuState, *, nodes: int = 20_000, max_plies: int = DEFAULT_VCF_PLIES,
+            hint: Iterable[int] = ()) -> ThreatResult:
+        """The side to move's VCF (shortest is not promised; the first proof found)."""
+        if state.outcome() is not None:
+            return ThreatResult(None, 0, True)
+        return self.vcf_on(self.board_for(state), nodes=nodes, max_plies=max_plies, hint=hint)
+
+    def vcf_on(self, board: GomokuSearchBoard, *, nodes: int = 20_000,
+               max_plies: int = DEFAULT_VCF_PLIES, hint: Iterable[int] = ()) -> ThreatResult:
+        """vcf() on a caller's board (alpha-beta's), left as it was found."""
+        self._start(nodes, hint)
+        try:
+            line = self._vcf(board, (max_plies + 1) // 2)
+        except _OutOfBudget:
+            return ThreatResult(None, self._nodes, False)
+        return ThreatResult(None if line is None else tuple(line), self._nodes, True)
+
+    def defences(self, state: GomokuState, *, nodes: int = 50_000,
+                 max_plies: int = DEFAULT_VCF_PLIES) -> Defence:
+        """Does the opponent have a VCF if the side to move does nothing; which moves stop it."""
+        if state.outcome() is not None:
+            return Defence(None, None)
+        return self.defences_on(self.board_for(state), nodes=nodes, max_plies=max_plies)
+
+    def defences_on(self, board: GomokuSearchBoard, *, nodes: int = 50_000,
+                    max_plies: int = DEFAULT_VCF_PLIES) -> Defence:
+        me = board.to_play
+        board.pass_turn()
+        try:
+            threat = self.vcf_on(board, nodes=nodes, max_plies=max_plies)
+        finally:
+            board.unpass()
+        spent = threat.nodes
+        if threat.line is None:
+            return Defence(None, None, nodes=spent, complete=threat.complete)
+        candidates = self._disturbing_cells(board, threat.line, me)
+        refutations: set[int] = set()
+        losing: dict[int, tuple[int, ...]] = {}
+        complete = True
+        for move in board.ranked(candidates):
+            board.push(move)
+            try:
+                answer = self.vcf_on(board, nodes=max(1, nodes - spent), max_plies=max_plies,
+                                     hint=threat.line)
+            finally:
+                board.pop()
+            spent += answer.nodes
+            if answer.line is not None:
+                losing[move] = answer.line
+            else:
+                refutations.add(move)
+                complete = complete and answer.complete
+        return Defence(threat.line, frozenset(refutations), losing, frozenset(candidates), spent, complete)
+
+    def vct(self, state: GomokuState, *, nodes: int = 50_000, max_threats: int = DEFAULT_VCT_THREATS,
+            vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
+        """The side to move's VCT: threes and fours; the main line of the proof (the
+        defender's replies on it are the ones the search met first)."""
+        if state.outcome() is not None:
+            return ThreatResult(None, 0, True)
+        board = self.board_for(state)
+        self._start(nodes, ())
+        try:
+            line = self._vct(board, max_threats, (vcf_plies + 1) // 2)
+        except _OutOfBudget:
+            return ThreatResult(None, self._nodes, False)
+        return ThreatResult(None if line is None else tuple(line), self._nodes, True)
+
+    # -- VCF ------------------------------------------------------------------------------
+    def _start(self, nodes: int, hint: Iterable[int]) -> None:
+        self._nodes = 0
+        self._limit = nodes
+        self._hint = frozenset(hint)
+        if len(self.tt) > _MAX_TT:
+            self.tt.clear()
+
+    def _count(self) -> None:
+        self._nodes += 1
+        if self._nodes > self._limit:
+            raise _OutOfBudget
+
+    def _vcf(self, board: GomokuSearchBoard, fours: int) -> list[int] | None:
+        """Attacker (the side to move) wins by at most `fours` moves that are fours, the last
+        one a five: the proof line, else None."""
+        a = board.to_play
+        d = 1 - a
+        if board.has_four(a):
+            return [min(board.five_cells(a))]
+        key = board.key() ^ _ATTACKER_SALT[a]   # type: ignore[operator]
+        known = self.tt.get(key)
+        if known is not None and (known[0] is not None or known[1] >= fours):
+            return None if known[0] is None else list(known[0])
+        if fours <= 1:
+            return None
+        self._count()
+        if board.has_four(d):
+            blocks = board.five_cells(d)
+            moves = [b for b in blocks if len(blocks) == 1 and b in board.four_cells(a)]
+        else:
+            makers = board.four_cells(a)
+            hinted = [m for m in makers if m in self._hint]
+            moves = board.ranked(hinted) + board.ranked(makers.difference(hinted))
+        for move in moves:
+            board.push(move)
+            try:
+                fives = board.five_cells_at(move, a)
+                if len(fives) >= 2:                     # open four or double four: unstoppable
+                    reply, five = sorted(fives)[:2]
+                    line: list[int] | None = [move, reply, five]
+                elif fives:
+                    reply = fives.pop()
+                    self._count()
+                    board.push(reply)
+                    try:
+                        rest = self._vcf(board, fours - 1)
+                    finally:
+                        board.pop()
+                    line = None if rest is None else [move, reply] + rest
+                else:
+                    line = None
+            finally:
+                board.pop()
+            if line is not None:
+                self.tt[key] = (tuple(line), fours)
+                return line
+        self.tt[key] = (None, fours)
+        return None
+
+    def _disturbing_cells(self, board: GomokuSearchBoard, line: Iterable[int], defender: int) -> set[int]:
+        """Every move of `defender` that might stop the VCF `line` (see the module docstring)."""
+        cells = board.cells
+        out = {c for c in line if not cells[c]}
+        for c in line:
+            out.update(n for n in board.line_neighbourhood(c) if not cells[n])
+        out |= board.four_cells(defender)
+        return out
+
+    # -- VCT ------------------------------------------------------------------------------
+    def _threat_moves(self, board: GomokuSearchBoard, a: int) -> list[int]:
+        """The attacker's fours, then the moves that add an open three, best first."""
+        fours = board.four_cells(a)
+        threes = []
+        before = board.open_three_count(a)
+        for move in board.candidates - fours:
+            board.push(move)
+            if board.open_three_count(a) > before:
+                threes.append(move)
+            board.pop()
+        return board.ranked(fours) + board.ranked(threes)
+
+    def _vct(self, board: GomokuSearchBoard, threats: int, fours: int) -> list[int] | None:
+        a = board.to_play
+        d = 1 - a
+        line = self._vcf(board, fours)
+        if line is not None:
+            return line
+        if threats <= 0:
+            return None
+        key = board.key() ^ _ATTACKER_SALT[a] ^ _VCT_SALT   # type: ignore[operator]
+        known = self.tt.get(key)
+        if known is not None and (known[0] is not None or known[1] >= threats):
+            return None if known[0] is None else list(known[0])
+        self._count()
+        if board.has_four(d):
+            blocks = board.five_cells(d)
+            moves = list(blocks) if len(blocks) == 1 else []
+        else:
+            moves = self._threat_moves(board, a)
+        for move in moves:
+            board.push(move)
+            try:
+                main = self._after_threat(board, move, a, threats, fours)
+            finally:
+                board.pop()
+            if main is not None:
+                self.tt[key] = (tuple(main), threats)
+                return main
+        self.tt[key] = (None, threats)
+        return None
+
+    def _after_threat(self, board: GomokuSearchBoard, move: int, a: int, threats: int,
+                      fours: int) -> list[int] | None:
+        """Attacker just played `move`: the main line if every defender reply loses, else None."""
+        fives = board.five_cells_at(move, a)
+        if len(fives) >= 2 and not board.has_four(1 - a):
+            reply, five = sorted(fives)[:2]
+            return [move, reply, five]
+        if fives:
+            replies = [fives.pop()]
+        else:
+            board.pass_turn()                       # is it a threat: a VCF if the defender passes?
+            try:
+                threat = self._vcf(board, fours)
+            finally:
+                board.unpass()
+            if threat is None:
+                return None
+            replies = board.ranked(self._disturbing_cells(board, threat, 1 - a))
+        main: list[int] | None = None
+        for reply in replies:
+            self._count()
+            board.push(reply)
+            try:
+                rest = self._vct(board, threats - 1, fours)
+            finally:
+                board.pop()
+            if rest is None:
+                return None
+            if main is None:
+                main = [move, reply] + rest
+        return main
+
+
+class TreeProver:
+    """The threat solver inside MCTS: proven wins and losses become exact node values.
+
+    A new leaf whose side to move has a VCF within `leaf_nodes` is solved as a win; at the
+    root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
+    opponent has a VCF every root move that does not stop it is proven lost.  Other games'
+    states are left alone.  One solver per game (size and rule), kept across searches.
+    """
+
+    def __init__(self, leaf_nodes: int, root_nodes: int):
+        self.leaf_nodes, self.root_nodes = leaf_nodes, root_nodes
+        self._solvers: dict[GomokuGame, ThreatSolver] = {}
+
+    def _solver(self, state) -> ThreatSolver | None:
+        game = getattr(state, "game", None)
+        if not isinstance(game, GomokuGame) or state.outcome() is not None:
+            return None
+        solver = self._solvers.get(game)
+        if solver is None:
+            solver = self._solvers[game] = ThreatSolver(game)
+        return solver
+
+    def prove_leaf(self, node) -> None:
+        """A freshly expanded node: solved = +1 when its side to move has a VCF."""
+        solver = self._solver(node.state) if node.solved is None else None
+        if solver is None or self.leaf_nodes <= 0:
+            return
+        board = solver.board_for(node.state)
+        if not board.four_cells(board.to_play):
+            return                                   # no four to start a VCF with
+        proof = solver.vcf_on(board, nodes=self.leaf_nodes).line
+        if proof is not None:
+            node.solved, node.solved_plies = 1.0, len(proof)
+
+    def prove_root(self, root) -> None:
+        """An expanded root: prove its winning child, or the children that lose to a VCF."""
+        from engine.search.tree import Node
+
+        if root.solved is not None and root.moves:
+            if root.proven is not None and (root.solved <= 0 or (root.proven > 0).any()):
+                return                    # proven through its children: the move is known
+            root.solved = None            # a leaf's VCF (no move kept): prove it again here
+        solver = self._solver(root.state) if root.moves else None
+        if solver is None or self.root_nodes <= 0:
+            return
+        state = root.state
+        win = solver.vcf(state, nodes=self.root_nodes).line
+        results: dict[int, tuple[float, int]] = {}   # move -> (child's value for its mover, plies)
+        if win is not None:
+            results[win[0]] = (-1.0, len(win) - 1)
+        else:
+            defence = solver.defences(state, nodes=self.root_nodes)
+            if defence.refutations is None:
+                return
+            for move in root.moves:
+                line = defence.loses(move)
+                if line is not None:
+                    results[move] = (1.0, len(line))
+        for a, move in enumerate(root.moves):
+            if move not in results:
+                continue
+            child = root.children.get(a)
+            if child is None:
+                child = root.children[a] = Node(state.play(move))
+            if child.solved is None:
+                child.solved, child.solved_plies = results[move]
+            root.prove_child(a, child)

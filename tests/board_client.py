@@ -1,0 +1,94 @@
+"""A web board server on a free port in this process, and a JSON client for its API (what
+the page does, without a browser)."""
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from typing import Any, Callable
+
+from engine.play import GameSettings, PlayServer, make_server
+from engine.play.server import TOKEN_HEADER
+
+
+class BoardClient:
+    def __init__(self, server: PlayServer, token: str | None = None):
+        self.server = server
+        self.host, self.port = server.server_address[:2]
+        self.token = token
+
+    def request(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
+                headers: dict[str, str] | None = None, timeout: float = 60.0) -> tuple[int, Any]:
+        """(status, parsed JSON or text)."""
+        conn = http.client.HTTPConnection(str(self.host), int(self.port), timeout=timeout)
+        sent = dict(headers or {})
+        if self.token is not None:
+            sent.setdefault(TOKEN_HEADER, self.token)
+        payload = raw
+        if body is not None:
+            payload = json.dumps(body).encode()
+        if payload is not None:
+            sent.setdefault("Content-Type", "application/json")
+        try:
+            conn.request(method, path, body=payload, headers=sent)
+            response = conn.getresponse()
+            data = response.read()
+            kind = response.getheader("Content-Type", "")
+        finally:
+            conn.close()
+        if kind.startswith("application/json"):
+            return response.status, json.loads(data)
+        return response.status, data.decode()
+
+    def claim(self, force: bool = False) -> tuple[int, Any]:
+        status, data = self.request("POST", "/api/claim", {"token": self.token, "force": force})
+        if status == 200:
+            self.token = data["token"]
+        return status, data
+
+    def post(self, path: str, body: Any = None) -> Any:
+        """POST that must succeed; returns the snapshot."""
+        status, data = self.request("POST", path, {} if body is None else body)
+        assert status == 200, f"{path} {body}: {status} {data}"
+        return data
+
+    def state(self, after: int = -1) -> Any:
+        status, data = self.request("GET", f"/api/state?after={after}")
+        assert status == 200, data
+        return data
+
+    def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 60.0) -> Any:
+        """Long-poll until a snapshot satisfies predicate; fails with the last one seen."""
+        deadline = time.monotonic() + timeout
+        snap = self.state()
+        while not predicate(snap):
+            assert time.monotonic() < deadline, f"board never reached the expected state; last: {snap}"
+            snap = self.state(snap["version"])
+        return snap
+
+    def idle(self, timeout: float = 60.0) -> Any:
+        """The board once no search runs."""
+        return self.wait_for(lambda s: s["thinking"] is None, timeout)
+
+
+class RunningBoard:
+    """A server serving on a thread; `client()` gives a client that has claimed the game."""
+
+    def __init__(self, settings: GameSettings, **kwargs: Any):
+        self.server = make_server(settings, host="127.0.0.1", port=0, **kwargs)
+        self.url = self.server.url
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+
+    def client(self, claim: bool = True) -> BoardClient:
+        client = BoardClient(self.server)
+        if claim:
+            status, data = client.claim()
+            assert status == 200, data
+        return client
+
+    def close(self) -> None:
+        self.server.close()
+        self._thread.join(10)

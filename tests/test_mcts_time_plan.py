@@ -1,0 +1,125 @@
+"""MCTS under a clock: soft deadline, doubt, smart pruning.  A scripted clock that only
+the evaluator advances (50 ms per batch, a slow network call) and a scripted game whose
+positions remember the root move they descend from keep it free of timing and noise."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.search.mcts import MCTS, MCTSConfig
+from engine.types import Evaluation, Limits
+from protocols.timeman import parse_go
+
+BATCH_SECONDS = 0.05
+WIDTH = 8  # moves per position
+
+
+class ScriptedClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True)
+class PathState:
+    """A position named by its moves from the root; never over.  `width` moves each."""
+    path: tuple[int, ...] = ()
+    width: int = WIDTH
+
+    @property
+    def to_play(self) -> int:
+        return len(self.path) % 2
+
+    def legal_moves(self) -> list[int]:
+        return list(range(self.width))
+
+    def play(self, move: int) -> "PathState":
+        return PathState(self.path + (move,))
+
+    def outcome(self):
+        return None
+
+    def key(self):
+        return self.path
+
+
+class FirstMoveEvaluator:
+    """Every position below root move m is worth `scores[m]` to the root player (default
+    `rest`); root priors from `priors` (the rest share what is left), uniform below."""
+
+    def __init__(self, clock: ScriptedClock, scores: dict[int, float], priors: dict[int, float],
+                 rest: float = 0.0):
+        self.clock, self.scores, self.priors, self.rest = clock, scores, priors, rest
+
+    def evaluate(self, states):
+        self.clock.now += BATCH_SECONDS
+        out = []
+        for state in states:
+            n = len(state.legal_moves())
+            if not state.path:
+                others = (1.0 - sum(self.priors.values())) / max(1, n - len(self.priors))
+                out.append(Evaluation(priors=np.array([self.priors.get(m, others) for m in range(n)]), value=0.0))
+                continue
+            score = self.scores.get(state.path[0], self.rest)
+            out.append(Evaluation(priors=np.full(n, 1.0 / n), value=score if state.to_play == 0 else -score))
+        return out
+
+
+def _search(scores, priors, rest=0.0, state=PathState(), go="wtime 60000 btime 60000"):
+    clock = ScriptedClock()
+    searcher = MCTS(FirstMoveEvaluator(clock, scores, priors, rest), MCTSConfig(seed=1), clock=clock)
+    limits = parse_go(go.split(), state.to_play).limits
+    start = clock.now
+    result = searcher.search(state, limits)
+    return searcher, result, clock.now - start, limits
+
+
+def test_clearly_best_move_answers_within_the_soft_budget():
+    searcher, result, elapsed, limits = _search({3: 0.8}, {})
+    assert result.best_move == 3
+    assert searcher.last_stop == "smart pruning"
+    assert elapsed < limits.soft_time < limits.time
+    visits = sorted(result.visits, reverse=True)
+    assert visits[0] > 10 * visits[1]
+
+
+def test_smart_pruning_stops_once_the_runner_up_cannot_catch_up():
+    """At the stop the lead exceeds the playouts left before the soft deadline (at the
+    search's own rate), and one batch earlier it did not."""
+    searcher, result, elapsed, limits = _search({3: 0.8}, {})
+    rate = result.info.nodes / elapsed
+    first, second = sorted(result.visits, reverse=True)[:2]
+    assert first - second > rate * (limits.soft_time - elapsed)
+    assert first - second <= rate * (limits.soft_time - elapsed + 2 * BATCH_SECONDS) + 16
+
+
+def test_best_move_in_doubt_runs_past_the_soft_deadline_within_the_hard_one():
+    """The most visited move (prior 0.7) scores worse than the runner-up (prior 0.1): the
+    search runs past its soft budget until the better move leads, within the hard one."""
+    searcher, result, elapsed, limits = _search({0: 0.0, 1: 0.05}, {0: 0.7, 1: 0.1}, rest=-0.6)
+    assert limits.soft_time + 10 * BATCH_SECONDS < elapsed <= limits.time + BATCH_SECONDS
+    assert result.best_move == 1
+
+
+def test_soft_deadline_ends_a_search_that_is_not_in_doubt():
+    """Two moves equally good and equally visited: more time would not choose better."""
+    searcher, result, elapsed, limits = _search({0: 0.0, 1: 0.0}, {0: 0.45, 1: 0.45}, rest=-0.6)
+    assert searcher.last_stop == "soft deadline"
+    assert limits.soft_time <= elapsed <= limits.soft_time + BATCH_SECONDS
+
+
+def test_one_legal_move_is_played_without_playouts():
+    searcher, result, elapsed, _ = _search({}, {}, state=PathState(width=1))
+    assert searcher.last_stop == "one move" and result.best_move == 0
+    assert result.info.nodes == 0
+
+
+def test_node_limits_keep_every_playout():
+    """Self-play's node budgets are not a clock: no pruning, exactly n playouts."""
+    clock = ScriptedClock()
+    searcher = MCTS(FirstMoveEvaluator(clock, {3: 0.8}, {}), MCTSConfig(seed=1), clock=clock)
+    result = searcher.search(PathState(), Limits(nodes=300))
+    assert sum(result.visits) == 300 and searcher.last_stop == "nodes"

@@ -1,0 +1,168 @@
+"""The player layer: options declared once, network resolution, build_player's fallbacks."""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from click.testing import CliRunner
+
+from arena.config import BUILTIN_SETTINGS, ConfigError, parse_engine
+from engine.games import get_game
+from engine.nn.spec import CheckpointError
+from engine.players import (PLAYER_NAMES, PLAYER_OPTIONS, PlayerBuildError, PlayerOptions, build_player,
+                            make_searcher, network_evaluator, resolve_network)
+from engine.players import networks
+from engine.search.alphabeta import AlphaBeta
+from engine.search.mcts import MCTS
+from engine.search.random_player import RandomPlayer
+from protocols.cli import main
+from protocols.uci_options import player_option_lines, set_player_option
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_every_option_has_a_spec_with_the_field_default():
+    names = PlayerOptions.field_names()
+    assert [spec.name for spec in PLAYER_OPTIONS] == names
+    defaults = PlayerOptions()
+    assert all(spec.default == getattr(defaults, spec.name) for spec in PLAYER_OPTIONS)
+    assert next(s for s in PLAYER_OPTIONS if s.name == "player").choices == (*PLAYER_NAMES, "auto")
+
+
+def test_click_flags_are_generated_from_the_schema():
+    out = CliRunner().invoke(main, ["uci", "--help"]).output
+    for spec in PLAYER_OPTIONS:
+        assert f"--{spec.key}" in out, spec.key
+    assert CliRunner().invoke(main, ["uci", "--hash", "0"]).exit_code == 2   # the declared range
+
+
+def test_uci_option_lines_and_setoption_come_from_the_schema():
+    lines = player_option_lines(PlayerOptions(hash_mb=32))
+    uci_specs = [spec for spec in PLAYER_OPTIONS if spec.uci]
+    assert [line.split()[2] for line in lines] == [spec.uci for spec in uci_specs]
+    assert "option name Hash type spin default 32 min 1 max 65536" in lines
+    assert "option name Nodes type spin default 0 min 0 max 1000000000" in lines
+    assert "option name WeightsFile type string default <empty>" in lines
+    options = set_player_option(PlayerOptions(), "minibatchsize", "8")
+    assert options is not None and options.batch == 8
+    assert set_player_option(PlayerOptions(nodes=5), "nodes", "0").nodes is None
+    assert set_player_option(PlayerOptions(), "player", "RANDOM").player == "random"
+    assert set_player_option(PlayerOptions(), "move overhead", "30") is None   # a server option
+    with pytest.raises(ValueError, match="unknown player"):
+        set_player_option(PlayerOptions(), "player", "nonsense")
+    with pytest.raises(ValueError, match=">= 0"):
+        set_player_option(PlayerOptions(), "cpuct", "-1")
+
+
+def test_arena_settings_are_the_schema_keys_and_are_checked():
+    assert set(BUILTIN_SETTINGS) == {spec.key for spec in PLAYER_OPTIONS} - {"player"}
+    assert dict(parse_engine("alphabeta:hash=16").settings) == {"hash": "16"}
+    with pytest.raises(ConfigError, match="hash"):
+        parse_engine("alphabeta:hash=lots")
+
+
+def test_resolve_network_by_path_name_or_shipped_default(monkeypatch, tmp_path):
+    net = tmp_path / "mine.pt"
+    net.write_bytes(b"x")
+    assert resolve_network("chess", str(net)) == str(net)
+    shipped = resolve_network("gomoku", "gomoku-teacher-res6x64")
+    assert shipped is not None and pathlib.Path(shipped).is_file()
+    monkeypatch.setattr(networks, "shipped_weights", lambda game_name: None)
+    assert resolve_network("gomoku", None) is None
+
+
+def test_mcts_without_a_network_plays_with_the_heuristic_and_says_so(monkeypatch):
+    monkeypatch.setattr(networks, "shipped_weights", lambda game_name: None)
+    built = build_player(get_game("gomoku", width=9), PlayerOptions(player="mcts", nodes=10))
+    assert isinstance(built.searcher, MCTS) and built.player == "mcts"
+    assert any("heuristic" in note for note in built.notes)
+
+
+def test_build_player_falls_back_and_reports_why():
+    game = get_game("chess")
+    built = build_player(game, PlayerOptions(player="mcts", weights="/nonexistent/net.pt"))
+    assert isinstance(built.searcher, AlphaBeta) and built.player == "alphabeta"
+    assert built.options.player == "alphabeta" and built.options.weights is None
+    assert built.notes[0].startswith("player mcts unavailable (CheckpointError")
+    assert built.notes[-1] == "playing with alphabeta"
+    with pytest.raises(PlayerBuildError, match="player mcts unavailable"):
+        build_player(game, PlayerOptions(player="mcts", weights="/nonexistent/net.pt"), fallbacks=())
+
+
+def test_a_player_that_cannot_play_the_game_falls_back():
+    class Othello:
+        name = "othello"
+
+    built = build_player(Othello(), PlayerOptions(player="alphabeta"))  # type: ignore[arg-type]
+    assert isinstance(built.searcher, RandomPlayer)
+    assert "alphabeta does not play 'othello'" in built.notes[0]
+
+
+def test_network_evaluator_needs_a_network_for_the_right_game(tmp_path):
+    from engine.nn.checkpoint import create_random_checkpoint
+    net = tmp_path / "gomoku.pt"
+    create_random_checkpoint(net, "gomoku", "res2x32", seed=1)
+    with pytest.raises(CheckpointError, match="cannot play chess"):
+        network_evaluator(get_game("chess"), str(net), PlayerOptions(device="cpu"), cache_dir=tmp_path)
+    with pytest.raises(CheckpointError, match="cannot play chess"):
+        make_searcher(get_game("chess"), PlayerOptions(player="mcts", weights=str(net), device="cpu"))
+
+
+def _imports(path: pathlib.Path) -> list[str]:
+    """Module names imported by a source file (any depth: lazy imports count too)."""
+    import ast
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+    return found
+
+
+@pytest.mark.parametrize("package, forbidden", [
+    ("engine/search", ("engine.players", "engine.cli", "engine.bench", "protocols", "arena")),
+    ("engine/nn", ("engine.players", "engine.cli", "engine.bench", "protocols", "arena")),
+    ("engine", ("protocols", "arena")),
+])
+def test_import_directions(package, forbidden):
+    """search/ and nn/ import nothing from the player layer above them; engine never
+    imports protocols or arena."""
+    offenders = [f"{path.relative_to(ROOT)}: {name}" for path in (ROOT / package).rglob("*.py")
+                 for name in _imports(path)
+                 if any(name == f or name.startswith(f + ".") for f in forbidden)]
+    assert offenders == []
+
+
+def test_protocols_use_click_only_in_cli():
+    offenders = [path.name for path in (ROOT / "protocols").rglob("*.py")
+                 if path.name != "cli.py" and any(n == "click" or n.startswith("click.") for n in _imports(path))]
+    assert offenders == []
+
+
+def test_version_is_declared_once():
+    import engine
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert 'dynamic = ["version"]' in pyproject and 'attr = "engine.__version__"' in pyproject
+    assert "\nversion = \"" not in pyproject
+    from protocols.uci import UciServer
+    lines: list[str] = []
+    UciServer(PlayerOptions(), lines.append).handle("uci")
+    assert lines[0].startswith(f"id name PlyZero {engine.__version__} ")
+
+
+def test_gomocup_about_names_the_package_version():
+    import engine
+    from protocols.gomocup import GomocupBrain
+    lines: list[str] = []
+    GomocupBrain(PlayerOptions(player="random"), lines.append).handle("ABOUT")
+    assert f'version="{engine.__version__}"' in lines[0]
+
+
+def test_uci_server_starts_without_numpy():
+    """The option schema and the codec registry load nothing heavy: `uciok` stays fast."""
+    import subprocess
+    import sys
+    probe = "import protocols.uci, engine.players, engine.nn.codecs\nimport sys\nprint('numpy' in sys.modules)\n"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

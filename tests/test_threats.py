@@ -1,0 +1,340 @@
+"""Threat-space search (engine/search/threats.py): every proof is checked with the rules alone.
+
+The positions come from tests/data/vcf_positions.txt (format there).  Nothing recorded is
+trusted: each position is solved again and each proof line replayed with GomokuState and
+`makes_five` only -- every attacker move makes a four (or the five), the defender cannot
+make five instead, each reply takes a five cell (the only one, when there is one), the
+line ends in the attacker's five.  Refutations are checked by an independent brute-force
+VCF search over five-cell windows (no pattern tables).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from engine.games import get_game
+from engine.games.gomoku import GomokuGame, GomokuState
+from engine.search.ab_gomoku import board_maker
+from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
+from engine.search.mcts import MCTS, MCTSConfig
+from engine.search.threats import ThreatSolver
+from engine.types import Evaluation, Limits
+
+DATA = Path(__file__).parent / "data" / "vcf_positions.txt"
+_DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def load_positions() -> list[tuple[str, GomokuState, str, list[int]]]:
+    out = []
+    for raw in DATA.read_text().splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        name, setup, xs, os_, kind, _plies, moves = (f.strip() for f in raw.split(";"))
+        size, rule = setup.split()
+        width, height = (int(v) for v in size.split("x"))
+        game = get_game("gomoku", width=width, height=height, rule=rule)
+        assert isinstance(game, GomokuGame)
+
+        def cells(text: str) -> list[int]:
+            return [] if text == "-" else [game.index(*(int(v) for v in c.split(","))) for c in text.split()]
+        out.append((name, game.state_from_stones(cells(xs), cells(os_)), kind, cells(moves)))
+    return out
+
+
+POSITIONS = load_positions()
+VCF = [p for p in POSITIONS if p[2].startswith("vcf")]
+REFUTE = [p for p in POSITIONS if p[2] in ("refute", "counter")]
+
+
+# ---- the independent checker: rules only ----------------------------------------------------
+@lru_cache(maxsize=None)
+def _windows(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    out = []
+    for y in range(height):
+        for x in range(width):
+            for dx, dy in _DIRS:
+                ex, ey = x + 4 * dx, y + 4 * dy
+                if 0 <= ex < width and 0 <= ey < height:
+                    out.append(tuple((y + k * dy) * width + x + k * dx for k in range(5)))
+    return tuple(out)
+
+
+def five_cells(state: GomokuState, stone: int) -> set[int]:
+    """Empty cells where `stone` (1 or 2) completes five under the game's rule."""
+    cells, game = state.cells, state.game
+    out = set()
+    for window in _windows(game.width, game.height):
+        values = [cells[c] for c in window]
+        if values.count(stone) == 4 and values.count(0) == 1:
+            cell = window[values.index(0)]
+            trial = bytearray(cells)
+            trial[cell] = stone
+            if game.makes_five(bytes(trial), cell):
+                out.add(cell)
+    return out
+
+
+def four_moves(state: GomokuState, stone: int) -> set[int]:
+    """Empty cells in a five-window holding three `stone`s and nothing else (superset of fours)."""
+    cells = state.cells
+    out = set()
+    for window in _windows(state.width, state.height):
+        values = [cells[c] for c in window]
+        if values.count(stone) == 3 and values.count(0) == 2:
+            out.update(c for c in window if not cells[c])
+    return out
+
+
+def assert_vcf_line(state: GomokuState, line) -> None:
+    """Replay a proof line with the rules alone (see the module docstring)."""
+    assert line and len(line) % 2 == 1
+    attacker = state.to_play
+    mine, theirs = attacker + 1, 2 - attacker
+    threats: set[int] = set()
+    for i, move in enumerate(line):
+        assert state.is_legal(move), f"ply {i}: {move} is not playable"
+        if i % 2 == 1:
+            assert move in threats, f"ply {i}: the defender's reply {move} does not take a five cell"
+            state = state.play(move)
+            assert state.outcome() is None
+            continue
+        state = state.play(move)
+        if i == len(line) - 1:
+            outcome = state.outcome()
+            assert outcome is not None and outcome.winner == attacker, "the line must end in a five"
+            return
+        assert state.outcome() is None
+        threats = five_cells(state, mine)
+        assert threats, f"ply {i}: attacker move {move} makes no four"
+        assert not five_cells(state, theirs), f"ply {i}: the defender could make five instead"
+
+
+def brute_vcf(state: GomokuState, fours: int, memo: dict) -> bool:
+    """Does the side to move win by at most `fours` four-making moves (the five included)?"""
+    if fours <= 0 or state.outcome() is not None:
+        return False
+    key = (state.cells, fours)
+    if key in memo:
+        return memo[key]
+    mine, theirs = state.to_play + 1, 2 - state.to_play
+    result = False
+    if five_cells(state, mine):
+        result = True
+    elif fours > 1:
+        blocks = five_cells(state, theirs)
+        candidates = blocks if len(blocks) == 1 else (set() if blocks else four_moves(state, mine))
+        for move in sorted(candidates):
+            after = state.play(move)
+            threats = five_cells(after, mine)
+            if not threats or five_cells(after, theirs):
+                continue
+            if len(threats) >= 2 or brute_vcf(after.play(min(threats)), fours - 1, memo):
+                result = True
+                break
+    memo[key] = result
+    return result
+
+
+# ---- the data set -----------------------------------------------------------------------------
+def test_data_set_covers_what_it_must():
+    solver_lines = {}
+    for name, state, kind, _ in VCF:
+        solver = ThreatSolver(state.game)
+        solver_lines[name] = solver.vcf(state, nodes=200_000).line
+    lengths = {len(line) for line in solver_lines.values() if line}
+    assert len(VCF) >= 30
+    assert min(lengths) <= 5 and max(lengths) >= 11 and all(3 <= n <= 15 for n in lengths)
+    for size in (15, 20):
+        for rule in ("freestyle", "standard"):
+            assert any(s.width == size and s.game.rule == rule for _, s, _, _ in VCF), (size, rule)
+    assert any(kind == "vcf-counter" for _, _, kind, _ in VCF)
+    assert REFUTE
+
+
+@pytest.mark.parametrize("name, state, kind, moves", VCF, ids=[p[0] for p in VCF])
+def test_vcf_is_found_and_its_proof_line_replays(name, state, kind, moves):
+    result = ThreatSolver(state.game).vcf(state, nodes=200_000)
+    assert result.complete and result.line is not None
+    assert_vcf_line(state, result.line)
+    if kind == "vcf-counter":          # the recorded counter-four shows up on some proof again
+        board = board_maker(state.game)(state)
+        counter = False
+        for i, move in enumerate(result.line[:-1]):
+            board.push(move)
+            counter = counter or (i % 2 == 1 and board.has_four(1 - state.to_play))
+        assert counter or len(result.line) <= 15
+
+
+@pytest.mark.parametrize("name, state, kind, tempting", REFUTE, ids=[p[0] for p in REFUTE])
+def test_defence_sees_that_the_opponents_vcf_refutes_tempting_moves(name, state, kind, tempting):
+    solver = ThreatSolver(state.game)
+    defence = solver.defences(state, nodes=200_000)
+    assert defence.threat is not None and defence.refutations
+    for move in tempting:              # each tempting move loses: the opponent's proof replays
+        assert move not in defence.refutations
+        line = defence.loses(move)
+        assert line is not None
+        assert_vcf_line(state.play(move), line)
+    memo: dict = {}
+    for move in sorted(defence.refutations)[:3]:   # a refutation leaves no short VCF (brute force)
+        assert not brute_vcf(state.play(move), 3, memo), f"{move} does not refute"
+    if kind == "counter":
+        board = board_maker(state.game)(state)
+        assert defence.refutations <= board.four_cells(state.to_play)
+
+
+def test_no_vcf_where_there_is_none():
+    game = get_game("gomoku", width=15)
+    lone_three = game.state_from_stones([game.index(5, 7), game.index(6, 7), game.index(7, 7)],
+                                        [game.index(0, 0), game.index(14, 14)])
+    solver = ThreatSolver(game)
+    # O to move against an open three: O has no VCF, and X's threat needs a defence
+    result = solver.vcf(lone_three, nodes=10_000)
+    assert result.complete and result.line is None
+    defence = solver.defences(lone_three)
+    assert defence.threat is not None and defence.refutations
+    assert {game.coords(m) for m in defence.refutations} >= {(4, 7), (8, 7)}
+    memo: dict = {}
+    for move in defence.refutations:
+        assert not brute_vcf(lone_three.play(move), 3, memo)
+
+
+def test_overline_is_no_four_under_standard():
+    """X . X X X X O: the gap makes six: a win in freestyle, nothing under standard."""
+    for rule, wins in (("freestyle", True), ("standard", False)):
+        game = get_game("gomoku", width=15, rule=rule)
+        xs = [game.index(x, 7) for x in (2, 4, 5, 6, 7)] + [game.index(3, 3)]
+        os_ = [game.index(8, 7), game.index(0, 14), game.index(14, 0), game.index(1, 1), game.index(13, 1),
+               game.index(1, 13)]
+        state = game.state_from_stones(xs, os_)
+        line = ThreatSolver(game).vcf(state, nodes=5_000).line
+        assert (line == (game.index(3, 7),)) == wins
+        if line is not None:
+            assert_vcf_line(state, line)
+
+
+def test_vct_wins_with_a_three_where_no_vcf_exists():
+    """Two open twos crossing: a move makes a double open three (a win by threes, no four yet)."""
+    game = get_game("gomoku", width=15)
+    xs = [game.index(6, 7), game.index(7, 7), game.index(8, 5), game.index(8, 6), game.index(2, 12)]
+    os_ = [game.index(0, 0), game.index(14, 14), game.index(0, 14), game.index(14, 0), game.index(1, 1)]
+    state = game.state_from_stones(xs, os_)
+    solver = ThreatSolver(game)
+    assert solver.vcf(state, nodes=20_000).line is None
+    result = solver.vct(state, nodes=200_000, max_threats=3)
+    assert result.line is not None
+    assert result.line[0] == game.index(8, 7)   # the crossing: two open threes at once
+    board = board_maker(game)(state)
+    board.push(result.line[0])
+    assert board.open_three_count(0) >= 2
+
+
+def test_vct_finds_nothing_against_a_lone_two():
+    game = get_game("gomoku", width=15)
+    state = game.state_from_stones([game.index(7, 7), game.index(8, 7)], [game.index(0, 0), game.index(14, 14)])
+    result = ThreatSolver(game).vct(state, nodes=100_000, max_threats=3)
+    assert result.line is None and result.complete
+
+
+def test_budget_that_runs_out_says_so():
+    name, state, _, _ = _longest_vcf()
+    result = ThreatSolver(state.game).vcf(state, nodes=2)
+    assert not result.complete and result.line is None
+
+
+# ---- the searchers use it ---------------------------------------------------------------------
+def _longest_vcf():
+    return max(VCF, key=lambda p: len(ThreatSolver(p[1].game).vcf(p[1], nodes=200_000).line or ()))
+
+
+def test_alphabeta_plays_a_long_vcf_at_once():
+    name, state, _, _ = _longest_vcf()
+    searcher = AlphaBeta(board_maker(state.game, threat_nodes=5_000), AlphaBetaConfig(hash_mb=4))
+    result = searcher.search(state, Limits(depth=1))
+    assert result.info is not None and result.info.mate_plies is not None
+    assert result.info.mate_plies == len(result.info.pv) >= 3
+    assert_vcf_line(state, result.info.pv)       # the pv is the proof, and its first move is played
+    assert result.best_move == result.info.pv[0]
+
+
+def test_alphabeta_restricts_the_root_to_moves_that_stop_the_opponents_vcf():
+    for name, state, kind, tempting in REFUTE:
+        board = board_maker(state.game, threat_nodes=500)(state)
+        win, allowed = board.root_plan()
+        if win is not None:
+            continue                       # the side to move has its own VCF: it plays that
+        assert allowed is not None and not set(tempting) & set(allowed)
+        result = AlphaBeta(board_maker(state.game, threat_nodes=500), AlphaBetaConfig(hash_mb=4)).search(
+            state, Limits(depth=2))
+        assert result.best_move in allowed
+
+
+class Uniform:
+    def evaluate(self, states):
+        return [Evaluation(priors=[1.0 / len(s.legal_moves())] * len(s.legal_moves()), value=0.0)
+                for s in states]
+
+
+def test_mcts_proves_the_root_win_and_plays_it():
+    name, state, _, _ = VCF[0]
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=500, leaves_per_batch=4))
+    result = mcts.search(state, Limits(nodes=50))
+    assert result.info is not None and result.info.mate_plies is not None and result.info.mate_plies > 0
+    after = state.play(result.best_move)
+    assert five_cells(after, state.to_play + 1)     # the first move of a VCF is a four (or five)
+
+
+def test_mcts_proves_losing_root_moves_against_the_opponents_vcf():
+    for name, state, kind, tempting in REFUTE:
+        if ThreatSolver(state.game).vcf(state, nodes=50_000).line is not None:
+            continue
+        mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=1000, leaves_per_batch=4))
+        result = mcts.search(state, Limits(nodes=64))
+        root = mcts._roots[0]
+        assert root is not None and root.proven is not None
+        for move in tempting:
+            assert root.proven[root.moves.index(move)] < 0      # proven lost
+        assert result.best_move not in tempting
+        return
+    pytest.fail("no refute position without a VCF of the side to move")
+
+
+def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
+    from engine.search.threats import TreeProver
+    from engine.search.tree import Node
+
+    prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
+    for name, state, _, _ in VCF[:6]:
+        node = Node(state)
+        prover.prove_leaf(node)
+        assert node.solved == 1.0 and node.solved_plies >= 3
+    game = get_game("gomoku", width=15)
+    quiet = Node(game.state_from_stones([game.index(7, 7)], []))
+    prover.prove_leaf(quiet)
+    assert quiet.solved is None
+
+
+def test_mcts_exact_values_from_the_solver_are_right():
+    """The defender to move, the attacker's VCF still on: the children the solver proves lost
+    for the defender really are (the attacker's proof replays in each)."""
+    for name, state, _, _ in VCF:
+        corner = next(c for c in (0, state.width - 1, state.width * state.height - 1) if not state.cells[c])
+        before = state.play(corner)         # the attacker wastes a tempo far away
+        if ThreatSolver(state.game).vcf(before, nodes=50_000).line is None:
+            break                           # and the defender has no VCF of his own
+    else:
+        pytest.fail("no position to try")
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=500, leaves_per_batch=4, root_tactics=False))
+    result = mcts.search(before, Limits(nodes=200))
+    root = mcts._roots[0]
+    assert root is not None and root.proven is not None and (root.proven < 0).any()
+    lost = [int(a) for a in (root.proven < 0).nonzero()[0]]
+    for a in lost[:10]:
+        child = root.children[a]
+        assert child.solved == 1.0
+        proof = ThreatSolver(state.game).vcf(child.state, nodes=200_000).line
+        assert proof is not None
+        assert_vcf_line(child.state, proof)
+    assert result.best_move is not None and root.moves.index(result.best_move) not in lost or len(lost) == len(root.moves)
