@@ -59,11 +59,17 @@ def main() -> None:
               help="Game(s) to bench (default: both).")
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Fixed depth per position.")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Seconds per position.")
+@click.option("--threats", is_flag=True, help="Bench the gomoku threat solver (VCF, defence) instead.")
 @player_options()
-def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, options: PlayerOptions) -> None:
+def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, threats: bool,
+          options: PlayerOptions) -> None:
     """Search a fixed set of positions and print nodes, time and nodes/s (like Stockfish's bench)."""
-    from engine.bench import run_bench
+    from engine.bench import run_bench, run_threat_bench
     from engine.types import Limits
+
+    if threats:
+        run_threat_bench(echo=click.echo)
+        return
 
     limits = None
     if depth is not None or movetime is not None or options.nodes is not None:
