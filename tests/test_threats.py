@@ -346,3 +346,20 @@ def test_mcts_exact_values_from_the_solver_are_right():
         assert proof is not None
         assert_vcf_line(child.state, proof)
     assert result.best_move is not None and root.moves.index(result.best_move) not in lost or len(lost) == len(root.moves)
+
+
+def test_alphabeta_leaf_with_a_vcf_scores_as_won_with_leaf_checks_on():
+    from engine.search.ab_gomoku import LEAF_VCF_LINES, WIN_SOON
+
+    checked = 0
+    for name, state, _, _ in VCF:
+        plain = board_maker(state.game)(state)
+        if plain.four_lines(state.to_play) < LEAF_VCF_LINES or plain.open_three_count(state.to_play):
+            continue                    # not tried at leaves, or already scored as won by its three
+        board = board_maker(state.game, threat_nodes=50_000)(state)
+        proof = ThreatSolver(state.game).vcf(state, nodes=200_000).line
+        assert proof is not None
+        assert board.evaluate() == WIN_SOON - len(proof)
+        assert plain.evaluate() < WIN_SOON // 2       # without the solver: not seen
+        checked += 1
+    assert checked >= 5

@@ -182,7 +182,7 @@ class GomokuSearchBoard:
         you = 1 - me
         if self._fours[me]:
             return WIN_SOON                       # five next move
-        if self._fours[you] and len(self._five_cells(you)) >= 2:
+        if self._fours[you] and len(self.five_cells(you)) >= 2:
             return -WIN_SOON                      # two fives to stop, none of ours
         if self._threes[me] and not self._fours[you]:
             return WIN_SOON // 2                  # open four next, nothing forcing back
@@ -203,9 +203,9 @@ class GomokuSearchBoard:
         if self._winner is not None or self.ply >= len(self.cells):
             return []
         if self._fours[me]:
-            return [(min(self._five_cells(me)), _FORCED)]
+            return [(min(self.five_cells(me)), _FORCED)]
         if self._fours[you]:
-            return [(cell, _FORCED) for cell in sorted(self._five_cells(you))]
+            return [(cell, _FORCED) for cell in sorted(self.five_cells(you))]
         if not self.candidates:
             if self.ply:  # no stone near an empty cell cannot happen with stones; be safe
                 return [(cell, 0) for cell in range(len(self.cells)) if not self.cells[cell]]
@@ -265,14 +265,7 @@ class GomokuSearchBoard:
     def five_cells_at(self, move: int, colour: int) -> set[int]:
         """The cells where `colour` completes five on the four lines through `move` (after a
         stone on `move`, the only lines whose five cells can have changed)."""
-        out: set[int] = set()
-        infos, line_cells, field = self._infos, self._line_cells, FIVES + colour
-        for lid in self._line_ids[move]:
-            offsets = infos[lid][field]
-            if offsets:
-                cells = line_cells[lid]
-                out.update(cells[off] for off in offsets)
-        return out
+        return self._cells_of(FIVES + colour, self._line_ids[move])
 
     def four_cells(self, colour: int) -> set[int]:
         """Every empty cell where a `colour` stone makes a four or an open four."""
@@ -369,19 +362,16 @@ class GomokuSearchBoard:
         return [(cell, order[a][i] + order[b][j] + order[c][k] + order[d][m])
                 for cell in moves for a, i, b, j, c, k, d, m in (cell_lines[cell],)]
 
-    def _cells_of(self, field: int) -> set[int]:
-        """Board cells listed (as line offsets) in LineInfo `field` over all lines."""
+    def _cells_of(self, field: int, line_ids: Iterable[int] | None = None) -> set[int]:
+        """Board cells listed (as line offsets) in LineInfo `field` over all lines (or those given)."""
         out: set[int] = set()
-        line_cells = self._line_cells
-        for lid, info in enumerate(self._infos):
-            offsets = info[field]
+        line_cells, infos = self._line_cells, self._infos
+        for lid in range(len(infos)) if line_ids is None else line_ids:
+            offsets = infos[lid][field]
             if offsets:
                 cells = line_cells[lid]
                 out.update(cells[off] for off in offsets)
         return out
-
-    def _five_cells(self, colour: int) -> set[int]:
-        return self._cells_of(FIVES + colour)
 
     def __repr__(self) -> str:
         rows = ["".join(".XO"[self.cells[y * self.width + x]] for x in range(self.width))
