@@ -225,10 +225,8 @@ class GomokuSearchBoard:
         threats, budget = self.threats, self.root_threat_nodes
         if threats is None or not budget or self._winner is not None:
             return None, None
-        left = None if stopper is None else stopper.time_left()
-        if stopper is not None:
-            give_up = stopper.elapsed() + (left * ROOT_THREAT_TIME_SHARE if left is not None else 1e9)
-            threats.stop = lambda: stopper.should_stop() or stopper.elapsed() > give_up
+        from engine.search.threats import time_cap
+        threats.stop = time_cap(stopper, ROOT_THREAT_TIME_SHARE)
         try:
             win = threats.vcf_on(self, nodes=budget)
             if win.line is not None:

@@ -33,8 +33,10 @@ from typing import Callable, Iterable
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.gomoku_patterns import PatternTable
+from engine.search.limits import Stopper
 
-__all__ = ["ThreatSolver", "ThreatResult", "Defence", "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
+__all__ = ["ThreatSolver", "ThreatResult", "Defence", "TreeProver", "time_cap", "DEFAULT_VCF_PLIES",
+           "DEFAULT_VCT_THREATS"]
 
 DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
 DEFAULT_VCT_THREATS = 4       # attacking threes/fours in a VCT
@@ -44,6 +46,7 @@ _VCT_SALT = 0x6A09E667F3BCC909
 _STOP_POLL = 32               # nodes between calls of a stop callback
 LEAF_FOUR_LINES = 2           # MCTS leaves are tried when the mover can make fours on this many lines
 LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
+ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,15 @@ class _OutOfBudget(Exception):
     pass
 
 
+def time_cap(stopper: Stopper | None, share: float) -> Callable[[], bool] | None:
+    """A solver stop callback: the search's stop, or `share` of the time it had left spent."""
+    if stopper is None:
+        return None
+    left = stopper.time_left()
+    give_up = stopper.elapsed() + (left * share if left is not None else float("inf"))
+    return lambda: stopper.should_stop() or stopper.elapsed() > give_up
+
+
 class ThreatSolver:
     """VCF/VCT/defence checks on gomoku positions of one game (size and rule)."""
 
@@ -102,6 +114,7 @@ class ThreatSolver:
         self._limit = 0
         self._hint: frozenset[int] = frozenset()
         self.stop: Callable[[], bool] | None = None   # polled every _STOP_POLL nodes: True = give up
+        self._ticks = 0       # nodes over all calls (the stop poll's clock)
 
     # -- public ---------------------------------------------------------------------------
     def board_for(self, state: GomokuState) -> GomokuSearchBoard:
@@ -197,7 +210,8 @@ class ThreatSolver:
 
     def _count(self) -> None:
         self._nodes += 1
-        if self._nodes > self._limit or (self.stop is not None and not self._nodes % _STOP_POLL
+        self._ticks += 1
+        if self._nodes > self._limit or (self.stop is not None and not self._ticks % _STOP_POLL
                                          and self.stop()):
             raise _OutOfBudget
 
@@ -373,8 +387,9 @@ class TreeProver:
         if proof is not None:
             node.solved, node.solved_plies = 1.0, len(proof)
 
-    def prove_root(self, root) -> None:
-        """An expanded root: prove its winning child, or the children that lose to a VCF."""
+    def prove_root(self, root, stopper: Stopper | None = None) -> None:
+        """An expanded root: prove its winning child, or the children that lose to a VCF.
+        Takes at most ROOT_TIME_SHARE of the time `stopper` has left."""
         from engine.search.tree import Node
 
         if root.solved is not None and root.moves:
@@ -386,14 +401,16 @@ class TreeProver:
         if solver is None or self.root_nodes <= 0:
             return
         state = root.state
-        win = solver.vcf(state, nodes=self.root_nodes).line
+        solver.stop = time_cap(stopper, ROOT_TIME_SHARE)
+        try:
+            win = solver.vcf(state, nodes=self.root_nodes).line
+            defence = None if win is not None else solver.defences(state, nodes=self.root_nodes)
+        finally:
+            solver.stop = None
         results: dict[int, tuple[float, int]] = {}   # move -> (child's value for its mover, plies)
         if win is not None:
             results[win[0]] = (-1.0, len(win) - 1)
-        else:
-            defence = solver.defences(state, nodes=self.root_nodes)
-            if defence.refutations is None:
-                return
+        elif defence is not None and defence.refutations is not None:
             for move in root.moves:
                 line = defence.loses(move)
                 if line is not None:
