@@ -58,7 +58,8 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
-    threat_nodes: int = 100  # gomoku: threat-solver nodes per leaf (x40 at the root); 0 = off
+    threat_nodes: int = 0           # gomoku threat solver: nodes per leaf (0 = off) ...
+    root_threat_nodes: int = 2000   # ... and before the search (0 = off); see ab_gomoku.py
 
 
 class TranspositionTable:
@@ -191,7 +192,7 @@ class _Run:
             return SearchResult(best_move=None, value=0.0)
         plan = getattr(self.board, "root_plan", None)
         if plan is not None and not self.limits.searchmoves:
-            win, allowed = plan()
+            win, allowed = plan(self.stopper)
             if win:
                 return self._proven_win(tuple(win))
             if allowed:
