@@ -6,11 +6,11 @@ ready for `Limits(time=hard, soft_time=soft)`.
 
 The rule (the shape of Stockfish's timeman, not its constants): `overhead` (the pipe,
 GUI and process lag the engine cannot see) is taken off the clock once, for this move,
-plus a fixed reserve of two more overheads that is never planned into (a Python process
-on a busy machine stalls for tens of ms now and then; at 1+0.01 under a zero-margin
-client that reserve is what stands between a stall and a loss on time); what is left
-is spread over a horizon of `movestogo` (or 40) moves, and most of the
-increment is spent on top, since it comes back after every move.  That is the
+plus a fixed reserve of four more overheads that is never planned into (a Python
+process on a busy machine stalls for 40-150 ms now and then, as measured in fastchess
+games; at 1+0.01 under a zero-margin client that reserve is what stands between a stall
+and a loss on time); what is left is spread over a horizon of `movestogo` (or 40)
+moves, and most of the increment is spent on top, since it comes back after every move.  That is the
 optimum, `soft`: searchers start no new iteration after it.  `hard`, the maximum, lets
 an iteration under way (or an undecided MCTS root) run on to three times the optimum,
 but never past half of the clock left after the overhead, so a run of moves that all
@@ -41,7 +41,7 @@ DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` defaul
 MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, found at once
 SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be played
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
-LAG_RESERVE = 2          # overheads kept on the clock besides this move's (once, not per move to come)
+LAG_RESERVE = 4          # overheads kept on the clock besides this move's (once, not per move to come)
 INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
 HARD_FACTOR = 3.0        # hard = 3 x the optimum, within the caps below
 SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
