@@ -324,35 +324,17 @@ class MCTS:
         return path, node
 
     def _select_puct(self, node: Node, mask: np.ndarray | None) -> int:
-        """argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction."""
+        """argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction;
+        exact results override estimates: draws score 0 plus exploration, lost moves never."""
         cfg = self.config
         total = node.child_visits
         c = math.log((1.0 + total + cfg.c_base) / cfg.c_base) + cfg.c_init
-        score = node.prior / (1.0 + node.visits)
-        score *= c * math.sqrt(max(total, 1.0))
-        score += node.q
         fpu = node.value_sum_self / node.visit_count - cfg.fpu_reduction
-        if fpu:
-            score += fpu * node.unvisited
-        return self._argmax(node, score, mask)
+        return node.select_puct(c * math.sqrt(max(total, 1.0)), fpu, mask)
 
     def _select_ucb1(self, node: Node, mask: np.ndarray | None) -> int:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
-        log_total = math.log(max(node.child_visits, 1.0))
-        explore = np.sqrt(log_total / np.maximum(node.visits, 1.0))
-        first = node.prior.astype(np.float64) + 1e6         # float64: float32 would drop the prior
-        score = np.where(node.unvisited > 0, first, node.q + self.config.ucb1_c * explore)
-        return self._argmax(node, score, mask)
-
-    @staticmethod
-    def _argmax(node: Node, score: np.ndarray, mask: np.ndarray | None) -> int:
-        """Exact results override estimates: draws score 0 plus exploration, lost moves never."""
-        if node.proven is not None:
-            known = ~np.isnan(node.proven)
-            score = np.where(known, np.where(node.proven < 0, -np.inf, score), score)
-        if mask is not None:
-            score = np.where(mask, score, -np.inf)
-        return int(score.argmax())
+        return node.select_ucb1(self.config.ucb1_c, mask)
 
     def _expand(self, leaves: list[Node]) -> None:
         """Evaluate leaves in one call (each distinct position once) and expand them."""
