@@ -309,12 +309,23 @@ class MCTS:
         """
         node = tree.root
         path: list[tuple[Node, int]] = []
-        select = self._select_ucb1 if self.config.formula == "ucb1" else self._select_puct
-        while node.solved is None or (node is tree.root and tree.root_mask is not None):
+        cfg = self.config
+        puct = cfg.formula == "puct"
+        c_base, c_init, fpu_reduction = cfg.c_base, cfg.c_init, cfg.fpu_reduction
+        root, root_mask = tree.root, tree.root_mask
+        while node.solved is None or (node is root and root_mask is not None):
             if node.moves is None:
                 return (path, None) if node.pending else (path, node)
-            node.ensure_stats()
-            a = select(node, tree.root_mask if node is tree.root else None)
+            if node.edges is None:
+                node.edges = {}
+            mask = root_mask if node is root else None
+            if puct:    # argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction
+                total = node.child_visits
+                c = math.log((1.0 + total + c_base) / c_base) + c_init
+                fpu = node.value_sum_self / node.visit_count - fpu_reduction
+                a = node.select_puct(c * math.sqrt(total if total > 1.0 else 1.0), fpu, mask)
+            else:
+                a = self._select_ucb1(node, mask)
             node.update(a, vl, -vl)
             path.append((node, a))
             child = node.children.get(a)
@@ -322,15 +333,6 @@ class MCTS:
                 child = node.children[a] = Node(node.state.play(node.moves[a]))
             node = child
         return path, node
-
-    def _select_puct(self, node: Node, mask: np.ndarray | None) -> int:
-        """argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction;
-        exact results override estimates: draws score 0 plus exploration, lost moves never."""
-        cfg = self.config
-        total = node.child_visits
-        c = math.log((1.0 + total + cfg.c_base) / cfg.c_base) + cfg.c_init
-        fpu = node.value_sum_self / node.visit_count - cfg.fpu_reduction
-        return node.select_puct(c * math.sqrt(max(total, 1.0)), fpu, mask)
 
     def _select_ucb1(self, node: Node, mask: np.ndarray | None) -> int:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""

@@ -45,7 +45,7 @@ class Node:
         self.moves: Sequence[Move] | None = None      # set by expand()
         self._prior: np.ndarray = None  # type: ignore[assignment]
         self.raw_prior: np.ndarray | None = None
-        self.edges: dict[int, list[float]] | None = None  # a -> [visits, value_sum], visited only
+        self.edges: dict[int, list[float]] | None = None  # a -> [visits, value_sum, prior], visited only
         self.order: list[int] | None = None           # moves by prior, highest first (stable)
         self.cursor = 0                 # order[:cursor] are all visited or proven lost
         self.child_visits = 0.0         # sum of visits[], virtual losses included
@@ -92,6 +92,9 @@ class Node:
         self._prior = prior
         self.order = None
         self.cursor = 0
+        if self.edges:
+            for a, edge in self.edges.items():
+                edge[2] = prior.item(a)
 
     def ensure_stats(self) -> None:
         """Allocate the child statistics (on the first selection from this node)."""
@@ -125,7 +128,7 @@ class Node:
         if self.edges is None:
             return None
         out = np.zeros(len(self.prior), dtype=np.float32)
-        for a, (n, w) in self.edges.items():
+        for a, (n, w, _) in self.edges.items():
             out[a] = w / n
         return out
 
@@ -159,7 +162,7 @@ class Node:
         edge = edges.get(a)   # type: ignore[union-attr]
         if edge is None:
             if visits > 0:
-                edges[a] = [visits, value]   # type: ignore[index]
+                edges[a] = [visits, value, self._prior.item(a)]   # type: ignore[index]
             return
         edge[0] += visits
         edge[1] += value
@@ -196,16 +199,32 @@ class Node:
     def select_puct(self, c_puct: float, fpu: float, mask: np.ndarray | None) -> int:
         """argmax Q + c_puct P / (1 + n) over the children, an unvisited one counting
         Q = fpu; proven losses and children outside mask never; ties: the lowest index."""
-        prior = self.prior
+        edges = self.edges
+        if mask is None and self.proven is None:    # the common case, inlined
+            order = self.order if self.order is not None else self._ordered()
+            i, n_moves = self.cursor, len(order)
+            while i < n_moves and order[i] in edges:   # type: ignore[operator]
+                i += 1
+            self.cursor = i
+            if i < n_moves:
+                best = order[i]
+                best_score = fpu + c_puct * self._prior.item(best)
+            else:
+                best, best_score = -1, -math.inf
+            for a, (n, w, p) in edges.items():   # type: ignore[union-attr]
+                score = w / n + c_puct * p / (1.0 + n)
+                if score > best_score or (score == best_score and a < best):
+                    best, best_score = a, score
+            return best if best >= 0 else 0
         proven = self.proven
         best, best_score = -1, -math.inf
         u = self.best_unvisited(mask)
         if u >= 0:
-            best, best_score = u, fpu + c_puct * float(prior[u])
-        for a, (n, w) in self.edges.items():   # type: ignore[union-attr]
+            best, best_score = u, fpu + c_puct * self._prior.item(u)
+        for a, (n, w, p) in edges.items():   # type: ignore[union-attr]
             if proven is not None and proven[a] < 0 or mask is not None and not mask[a]:
                 continue
-            score = w / n + c_puct * float(prior[a]) / (1.0 + n)
+            score = w / n + c_puct * p / (1.0 + n)
             if score > best_score or (score == best_score and a < best):
                 best, best_score = a, score
         return best if best >= 0 else 0
@@ -219,7 +238,7 @@ class Node:
         proven = self.proven
         log_total = math.log(max(self.child_visits, 1.0))
         best, best_score = -1, -math.inf
-        for a, (n, w) in self.edges.items():   # type: ignore[union-attr]
+        for a, (n, w, _) in self.edges.items():   # type: ignore[union-attr]
             if proven is not None and proven[a] < 0 or mask is not None and not mask[a]:
                 continue
             score = w / n + c * math.sqrt(log_total / max(n, 1.0))
