@@ -9,6 +9,8 @@ same script measures another checkout:
     PYTHONPATH=/tmp/nodes-base python benchmarks/node_overhead.py   # another one
 
 --profile prints cProfile's own accounting (µs per node) for one run of each game.
+--network FILE searches gomoku 15x15 with that network (ONNX backend, one thread) and
+prints the time per node spent outside evaluate() (tree, rules) and inside it.
 """
 from __future__ import annotations
 
@@ -46,13 +48,50 @@ def one_run(game_name: str, nodes: int) -> tuple[float, float]:
     return 1e6 * wall / count, 1e6 * cpu / count
 
 
+class _Timed:
+    """Wraps an evaluator, summing the CPU time spent inside evaluate()."""
+
+    def __init__(self, inner):
+        self.inner, self.cpu = inner, 0.0
+
+    def evaluate(self, states):
+        start = time.process_time()
+        out = self.inner.evaluate(states)
+        self.cpu += time.process_time() - start
+        return out
+
+
+def network_run(path: str, nodes: int) -> tuple[float, float]:
+    """(cpu µs per node outside evaluate(), inside it) for gomoku 15x15 with a network."""
+    from engine.nn.evaluator import NetworkEvaluator
+    evaluator = _Timed(NetworkEvaluator(path, backend="onnx", threads=1))
+    searcher = MCTS(evaluator, MCTSConfig(seed=1, root_tactics=False))
+    total = 0.0
+    count = 0
+    for state in positions("gomoku"):
+        searcher.new_game()
+        c0 = time.process_time()
+        result = searcher.search(state, Limits(nodes=nodes))
+        total += time.process_time() - c0
+        count += result.info.nodes if result.info is not None else 0
+    return 1e6 * (total - evaluator.cpu) / count, 1e6 * evaluator.cpu / count
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2000, help="playouts per position")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--games", default="chess,gomoku")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--network", help="a gomoku network file: time outside evaluate()")
     args = parser.parse_args()
+    if args.network:
+        runs = [network_run(args.network, args.nodes) for _ in range(args.repeat)]
+        outside = [r[0] for r in runs]
+        print(f"gomoku 15x15 network: cpu µs/node outside evaluate() min {min(outside):.1f} "
+              f"median {statistics.median(outside):.1f}; inside evaluate() median "
+              f"{statistics.median([r[1] for r in runs]):.1f}")
+        return
     for game_name in args.games.split(","):
         if args.profile:
             import cProfile

@@ -201,6 +201,9 @@ class Node:
         Q = fpu; proven losses and children outside mask never; ties: the lowest index."""
         edges = self.edges
         if mask is None and self.proven is None:    # the common case, inlined
+            if not edges:      # the first selection here: the highest prior, no sort needed
+                best = int(self._prior.argmax())
+                return best if len(self._prior) else 0
             order = self.order if self.order is not None else self._ordered()
             i, n_moves = self.cursor, len(order)
             while i < n_moves and order[i] in edges:   # type: ignore[operator]
