@@ -7,12 +7,14 @@ before each position for the same reason.
 `--player mcts` adds MCTS nodes/s beside the evaluator's raw positions/s: neural MCTS
 can go no faster than its evaluator, and the ratio of the two at the same batch size
 ("search efficiency") is the share of time the network is kept busy, i.e. how little
-the search itself costs.
+the search itself costs.  It also prints the per-node overhead: the µs per node of
+the same searches with a free evaluator (uniform priors, value 0), i.e. tree work and
+rules alone, and the µs per node spent outside the real evaluator.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from engine.games import Game, State, get_game
@@ -21,7 +23,7 @@ from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "run_mcts_bench", "bench_game", "GameBench",
-           "run_threat_bench", "CHESS_FENS", "GOMOKU_OPENINGS", "THREAT_POSITIONS"]
+           "run_threat_bench", "free_evaluator_overhead", "CHESS_FENS", "GOMOKU_OPENINGS", "THREAT_POSITIONS"]
 
 CHESS_FENS: tuple[tuple[str, str], ...] = (
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
@@ -196,7 +198,28 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
     echo(f"   {label}: the evaluator was busy {100 * timed.seconds / max(total_time, 1e-9):.1f} % of "
          f"the search time, in {timed.calls} calls of {timed.states / max(timed.calls, 1):.1f} "
          "positions on average (the rest is tree work and rules)")
+    outside = (total_time - timed.seconds) / max(total_nodes, 1)
+    free = free_evaluator_overhead(searcher, positions, limits)
+    echo(f"   {label}: per-node overhead {1e6 * free:.0f} µs with a free evaluator (uniform priors, "
+         f"value 0, same positions and limits, no threat solver or root tactics); "
+         f"{1e6 * outside:.0f} µs outside the evaluator above, all included")
     return figures
+
+
+def free_evaluator_overhead(searcher: Any, positions: Sequence[tuple[str, State]], limits: Limits) -> float:
+    """Seconds per node of the bare search (tree, rules) when evaluation costs nothing:
+    the searcher's settings over UniformEvaluator, without the threat solver and the
+    root tactics scan (extras that cost per leaf and per root, reported apart above)."""
+    from engine.evaluators import UniformEvaluator
+    from engine.search.mcts import MCTS
+
+    free = MCTS(UniformEvaluator(), replace(searcher.config, threat_nodes=0, root_tactics=False))
+    nodes, seconds = 0, 0.0
+    for _, state in positions:
+        result, elapsed = timed_search(free, state, limits)
+        nodes += result.info.nodes if result.info is not None else 0
+        seconds += elapsed
+    return seconds / max(nodes, 1)
 
 
 class _TimedEvaluator:

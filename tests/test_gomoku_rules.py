@@ -214,3 +214,34 @@ def test_symmetries_map_a_win_to_a_win(width, height, direction):
             cells[perm[i]] = stone
         assert game.makes_five(bytes(cells), perm[last])
         assert sum(1 for m in range(len(cells)) if cells[m] and game.makes_five(bytes(cells), m)) == 5
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "standard"])
+@pytest.mark.parametrize("width, height", [(15, 15), (9, 7), (6, 11)])
+def test_makes_five_agrees_with_run_lengths_on_random_crowded_boards(width, height, rule):
+    """makes_five reads precomputed rays; run_length walks coordinates: they must agree."""
+    game = GomokuGame(width, height, rule)
+    rng = random.Random(width * 100 + height)
+    seen = set()
+    for _ in range(60):
+        cells = bytes(rng.choice((0, 1, 1, 2, 2)) for _ in range(width * height))
+        for move in range(width * height):
+            if not cells[move]:
+                continue
+            lengths = [game.run_length(cells, move, dx, dy) for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1))]
+            expected = any(n == 5 or (n > 5 and rule == "freestyle") for n in lengths)
+            assert game.makes_five(cells, move) == expected
+            seen.add(expected)
+    assert seen == {True, False}
+
+
+def test_legal_moves_after_play_are_the_empty_cells_in_order():
+    """A child's legal moves are derived from its parent's list: the same as a scan."""
+    game = get_game("gomoku", width=9, height=9)
+    rng = random.Random(7)
+    state = game.initial_state()
+    while state.outcome() is None:
+        empty = [i for i in range(81) if state.cells[i] == 0]
+        assert list(state.legal_moves()) == empty
+        state = state.play(rng.choice(empty))
+    assert list(state.legal_moves()) == []

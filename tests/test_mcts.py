@@ -404,3 +404,6 @@ def test_mcts_bench_prints_search_efficiency():
     assert nodes == 64 and seconds > 0
     assert any("search efficiency" in line for line in lines)
     assert any("Nodes searched  : 64" in line for line in lines)
+    overhead = [line for line in lines if "per-node overhead" in line]
+    assert len(overhead) == 1 and "with a free evaluator" in overhead[0]
+    assert int(overhead[0].split("per-node overhead ")[1].split()[0]) > 0

@@ -9,6 +9,7 @@ O(1) for the win check.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from typing import Hashable, Sequence
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
@@ -20,6 +21,7 @@ RULES = ("freestyle", "standard")
 MIN_SIZE, MAX_SIZE = 5, 26
 EMPTY, FIRST, SECOND = 0, 1, 2  # cell contents; FIRST moves first (black)
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+_RAYS: dict[tuple[int, int], list] = {}   # (width, height) -> GomokuGame._rays() table
 
 # Zobrist table indexed by [stone - 1][y * MAX_SIZE + x], so keys do not depend on width.
 _rng = random.Random(0x5EED_60B0)
@@ -34,7 +36,7 @@ def zobrist_code(stone: int, x: int, y: int) -> int:
 
 
 class GomokuState:
-    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves")
+    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves", "_parent_moves")
 
     def __init__(self, game: "GomokuGame", cells: bytes, ply: int, last_move: int | None,
                  key: int, outcome: Outcome | None):
@@ -45,6 +47,9 @@ class GomokuState:
         self._key = key
         self._outcome = outcome
         self._moves: list[int] | None = None
+        # The parent's legal moves, when known at play(): ours are those less last_move
+        # (a list copy and one deletion instead of a scan of every cell).
+        self._parent_moves: list[int] | None = None
 
     @property
     def to_play(self) -> int:
@@ -60,10 +65,16 @@ class GomokuState:
 
     def legal_moves(self) -> Sequence[int]:
         if self._moves is None:
+            parent = self._parent_moves
             if self._outcome is not None:
                 self._moves = []
+            elif parent is not None and self.last_move is not None:
+                moves = parent.copy()
+                del moves[bisect_left(parent, self.last_move)]
+                self._moves = moves
             else:
                 self._moves = [i for i, c in enumerate(self.cells) if c == EMPTY]
+            self._parent_moves = None
         return self._moves
 
     def is_legal(self, move: int) -> bool:
@@ -72,16 +83,21 @@ class GomokuState:
     def play(self, move: int) -> "GomokuState":
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {self.game.format_move(self, move)}")
-        stone = FIRST + self.to_play
-        cells = self.cells[:move] + bytes((stone,)) + self.cells[move + 1:]
-        x, y = move % self.game.width, move // self.game.width
-        key = self._key ^ _ZOBRIST[stone - 1][y * MAX_SIZE + x]
+        player = self.ply & 1
+        stone = FIRST + player
+        board = bytearray(self.cells)
+        board[move] = stone
+        cells = bytes(board)
+        game = self.game
+        key = self._key ^ _ZOBRIST[stone - 1][move // game.width * MAX_SIZE + move % game.width]
         outcome = None
-        if self.game.makes_five(cells, move):
-            outcome = Outcome(winner=self.to_play, reason="five in a row")
+        if self.ply >= 8 and game.makes_five(cells, move):   # a five needs 9 stones
+            outcome = Outcome(winner=player, reason="five in a row")
         elif self.ply + 1 == len(cells):
             outcome = Outcome(winner=None, reason="board full")
-        return GomokuState(self.game, cells, self.ply + 1, move, key, outcome)
+        child = GomokuState(self.game, cells, self.ply + 1, move, key, outcome)
+        child._parent_moves = self._moves
+        return child
 
     def outcome(self) -> Outcome | None:
         return self._outcome
@@ -201,11 +217,42 @@ class GomokuGame:
     def makes_five(self, cells: bytes, move: int) -> bool:
         """Does the stone on `move` complete a winning line under this rule?"""
         exact = self.rule == "standard"
-        for dx, dy in _DIRECTIONS:
-            n = self.run_length(cells, move, dx, dy)
+        stone = cells[move]
+        for forward, backward in self._rays()[move]:
+            n = 1
+            for cell in forward:
+                if cells[cell] != stone:
+                    break
+                n += 1
+            for cell in backward:
+                if cells[cell] != stone:
+                    break
+                n += 1
             if n == 5 or (n > 5 and not exact):
                 return True
         return False
+
+    def _rays(self) -> list[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
+        """Per cell, per line direction: the cell indices up to 5 steps forward and back
+        (clipped at the edge).  Five steps each way tell a five from an overline; the table
+        (built once per board) spares play() the coordinate arithmetic of run_length."""
+        rays = _RAYS.get((self.width, self.height))
+        if rays is None:
+            w, h = self.width, self.height
+
+            def ray(x: int, y: int, dx: int, dy: int) -> tuple[int, ...]:
+                out = []
+                for step in range(1, 6):
+                    cx, cy = x + step * dx, y + step * dy
+                    if not (0 <= cx < w and 0 <= cy < h):
+                        break
+                    out.append(cy * w + cx)
+                return tuple(out)
+
+            rays = _RAYS[(w, h)] = [
+                tuple((ray(m % w, m // w, dx, dy), ray(m % w, m // w, -dx, -dy)) for dx, dy in _DIRECTIONS)
+                for m in range(w * h)]
+        return rays
 
 
 def symmetry_permutations(width: int, height: int) -> list[tuple[int, ...]]:

@@ -310,12 +310,23 @@ class MCTS:
         """
         node = tree.root
         path: list[tuple[Node, int]] = []
-        select = self._select_ucb1 if self.config.formula == "ucb1" else self._select_puct
-        while node.solved is None or (node is tree.root and tree.root_mask is not None):
+        cfg = self.config
+        puct = cfg.formula == "puct"
+        c_base, c_init, fpu_reduction = cfg.c_base, cfg.c_init, cfg.fpu_reduction
+        root, root_mask = tree.root, tree.root_mask
+        while node.solved is None or (node is root and root_mask is not None):
             if node.moves is None:
                 return (path, None) if node.pending else (path, node)
-            node.ensure_stats()
-            a = select(node, tree.root_mask if node is tree.root else None)
+            if node.edges is None:
+                node.edges = {}
+            mask = root_mask if node is root else None
+            if puct:    # argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction
+                total = node.child_visits
+                c = math.log((1.0 + total + c_base) / c_base) + c_init
+                fpu = node.value_sum_self / node.visit_count - fpu_reduction
+                a = node.select_puct(c * math.sqrt(total if total > 1.0 else 1.0), fpu, mask)
+            else:
+                a = self._select_ucb1(node, mask)
             node.update(a, vl, -vl)
             path.append((node, a))
             child = node.children.get(a)
@@ -324,36 +335,9 @@ class MCTS:
             node = child
         return path, node
 
-    def _select_puct(self, node: Node, mask: np.ndarray | None) -> int:
-        """argmax Q + c(s) P sqrt(N) / (1 + n), unvisited Q = Q(node) - fpu_reduction."""
-        cfg = self.config
-        total = node.child_visits
-        c = math.log((1.0 + total + cfg.c_base) / cfg.c_base) + cfg.c_init
-        score = node.prior / (1.0 + node.visits)
-        score *= c * math.sqrt(max(total, 1.0))
-        score += node.q
-        fpu = node.value_sum_self / node.visit_count - cfg.fpu_reduction
-        if fpu:
-            score += fpu * node.unvisited
-        return self._argmax(node, score, mask)
-
     def _select_ucb1(self, node: Node, mask: np.ndarray | None) -> int:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
-        log_total = math.log(max(node.child_visits, 1.0))
-        explore = np.sqrt(log_total / np.maximum(node.visits, 1.0))
-        first = node.prior.astype(np.float64) + 1e6         # float64: float32 would drop the prior
-        score = np.where(node.unvisited > 0, first, node.q + self.config.ucb1_c * explore)
-        return self._argmax(node, score, mask)
-
-    @staticmethod
-    def _argmax(node: Node, score: np.ndarray, mask: np.ndarray | None) -> int:
-        """Exact results override estimates: draws score 0 plus exploration, lost moves never."""
-        if node.proven is not None:
-            known = ~np.isnan(node.proven)
-            score = np.where(known, np.where(node.proven < 0, -np.inf, score), score)
-        if mask is not None:
-            score = np.where(mask, score, -np.inf)
-        return int(score.argmax())
+        return node.select_ucb1(self.config.ucb1_c, mask)
 
     def _expand(self, leaves: list[Node]) -> None:
         """Evaluate leaves in one call (each distinct position once) and expand them."""

@@ -1,15 +1,22 @@
-"""Search-tree nodes shared by MCTS and UCT: per-node numpy child statistics, the
-exact-result solver, move choice and the root's one-ply tactics scan.
+"""Search-tree nodes shared by MCTS and UCT: per-node child statistics, the exact-result
+solver, move choice and the root's one-ply tactics scan.
 
 Frames: a node's `visits`, `value_sum`, `q`, `unvisited`, `prior`, `proven` are arrays
 [A] over `node.moves` (= state.legal_moves()); `value_sum[a]`, `q[a]` and `proven[a]` are
-from the point of view of the player to move AT THIS NODE (the one choosing a).  `q` and
-`unvisited` are kept in step with `visits`/`value_sum` by `update` so that selection is a
-handful of whole-array operations.  Memory matters (Gomocup allows 350 MB; self-play keeps
-many trees): arrays are float32, children a dict of the ones created, and the four
-statistics arrays are allocated only when a node is first selected from, so the many
-leaves visited once hold just their priors.  `value_sum_self`,
-`value` and `solved` are from the node's own side to move.
+from the point of view of the player to move AT THIS NODE (the one choosing a).
+Speed: the statistics live in `edges`, a dict {a: [visits, value_sum]} of the children
+visited so far (virtual losses included), so an update is a dict lookup and selection
+(`select_puct`, `select_ucb1`) looks at the visited children plus ONE unvisited child:
+the best unvisited one is the one with the highest prior, found from `order` (the moves
+by prior, descending) and a cursor past the visited ones.  A node deep in the tree has
+a handful of visited children among hundreds of moves, so this is pure Python over a few
+entries instead of whole-array numpy operations (which cost microseconds each on arrays
+this small).  The dense arrays `visits`, `value_sum`, `q`, `unvisited` are built on
+demand for the cold readers (move choice, reports, the time plan).  Memory matters
+(Gomocup allows 350 MB; self-play keeps many trees): children are a dict of the ones
+created, and `edges`/`order` are allocated only when a node is first selected from, so
+the many leaves visited once hold just their priors.  `value_sum_self`, `value` and
+`solved` are from the node's own side to move.
 """
 from __future__ import annotations
 
@@ -20,12 +27,14 @@ import numpy as np
 
 from engine.types import Evaluation, Move
 
+_NO_EDGE = (0.0, 0.0)
+
 __all__ = ["Node", "Tree", "best_child", "ranked_children", "pv_moves", "scan_root_tactics",
            "searchmoves_mask"]
 
 
 class Node:
-    __slots__ = ("state", "moves", "prior", "raw_prior", "visits", "value_sum", "q", "unvisited",
+    __slots__ = ("state", "moves", "_prior", "raw_prior", "edges", "order", "cursor",
                  "child_visits", "children",
                  "visit_count", "value_sum_self", "draw_sum", "value", "draw", "has_draw_info",
                  "proven", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
@@ -34,8 +43,11 @@ class Node:
     def __init__(self, state):
         self.state = state
         self.moves: Sequence[Move] | None = None      # set by expand()
-        self.prior = self.raw_prior = self.visits = self.value_sum = None  # type: ignore[assignment]
-        self.q = self.unvisited = None  # type: ignore[assignment]
+        self._prior: np.ndarray = None  # type: ignore[assignment]
+        self.raw_prior: np.ndarray | None = None
+        self.edges: dict[int, list[float]] | None = None  # a -> [visits, value_sum, prior], visited only
+        self.order: list[int] | None = None           # moves by prior, highest first (stable)
+        self.cursor = 0                 # order[:cursor] are all visited or proven lost
         self.child_visits = 0.0         # sum of visits[], virtual losses included
         self.children: dict[int, Node] = {}
         self.visit_count = 0            # playouts through this node, its own evaluation included
@@ -61,35 +73,181 @@ class Node:
         self.moves = moves
         self.prior = prior
         self.value = min(1.0, max(-1.0, float(evaluation.value)))
-        wdl = evaluation.extra.get("wdl") if evaluation.extra else None
+        extra = evaluation.extra
+        wdl = extra.get("wdl") if extra else None
         if wdl is not None:
             total = float(sum(wdl)) or 1.0
             self.draw = float(wdl[1]) / total
             self.has_draw_info = True
         self.pending = False
 
+    @property
+    def prior(self) -> np.ndarray:
+        """[A] float32 priors (None before expansion)."""
+        return self._prior
+
+    @prior.setter
+    def prior(self, prior: np.ndarray) -> None:
+        """Replace the priors (root noise on or off): selection's prior order follows them."""
+        self._prior = prior
+        self.order = None
+        self.cursor = 0
+        if self.edges:
+            for a, edge in self.edges.items():
+                edge[2] = prior.item(a)
+
     def ensure_stats(self) -> None:
         """Allocate the child statistics (on the first selection from this node)."""
-        if self.visits is None:
-            n = len(self.prior)
-            self.visits = np.zeros(n, dtype=np.float32)
-            self.value_sum = np.zeros(n, dtype=np.float32)
-            self.q = np.zeros(n, dtype=np.float32)          # value_sum / visits, 0 if unvisited
-            self.unvisited = np.ones(n, dtype=np.float32)   # 1.0 while visits == 0
+        if self.edges is None:
+            self.edges = {}
+
+    def _ordered(self) -> list[int]:
+        order = self.order
+        if order is None:
+            prior = self.prior
+            if len(prior) and prior.min() == prior.max():   # uniform: index order
+                order = range(len(prior))  # type: ignore[assignment]
+            else:
+                order = np.argsort(-prior, kind="stable").tolist()
+            self.order = order
+            self.cursor = 0
+        return order
+
+    @property
+    def visits(self) -> np.ndarray | None:
+        """[A] float32 visits per child (virtual losses included); None before any selection."""
+        return self._dense(0)
+
+    @property
+    def value_sum(self) -> np.ndarray | None:
+        return self._dense(1)
+
+    @property
+    def q(self) -> np.ndarray | None:
+        """[A] float32 value_sum / visits, 0 where unvisited."""
+        if self.edges is None:
+            return None
+        out = np.zeros(len(self.prior), dtype=np.float32)
+        for a, (n, w, _) in self.edges.items():
+            out[a] = w / n
+        return out
+
+    @property
+    def unvisited(self) -> np.ndarray | None:
+        """[A] float32, 1.0 where the child has no visits."""
+        if self.edges is None:
+            return None
+        out = np.ones(len(self.prior), dtype=np.float32)
+        if self.edges:
+            out[list(self.edges)] = 0.0
+        return out
+
+    def _dense(self, field: int) -> np.ndarray | None:
+        if self.edges is None:
+            return None
+        out = np.zeros(len(self.prior), dtype=np.float32)
+        for a, edge in self.edges.items():
+            out[a] = edge[field]
+        return out
+
+    def edge(self, a: int) -> tuple[float, float]:
+        """(visits, value_sum) of edge a."""
+        edge = self.edges.get(a) if self.edges is not None else None
+        return (edge[0], edge[1]) if edge is not None else _NO_EDGE
 
     def update(self, a: int, visits: float, value: float) -> None:
         """Add visits and value to edge a (negative amounts remove a virtual loss)."""
-        n = float(self.visits[a]) + visits
-        w = float(self.value_sum[a]) + value
-        self.visits[a] = n
-        self.value_sum[a] = w
         self.child_visits += visits
-        if n > 0:
-            self.q[a] = w / n
-            self.unvisited[a] = 0.0
-        else:
-            self.q[a] = 0.0
-            self.unvisited[a] = 1.0
+        edges = self.edges
+        edge = edges.get(a)   # type: ignore[union-attr]
+        if edge is None:
+            if visits > 0:
+                edges[a] = [visits, value, self._prior.item(a)]   # type: ignore[index]
+            return
+        edge[0] += visits
+        edge[1] += value
+        if edge[0] <= 0:       # a virtual loss taken back from a child never visited
+            del edges[a]       # type: ignore[union-attr]
+            if self.order is not None:
+                rank = self.order.index(a)
+                if rank < self.cursor:
+                    self.cursor = rank
+
+    def best_unvisited(self, mask: np.ndarray | None) -> int:
+        """The unvisited child with the highest prior (lowest index on ties) that is not
+        proven lost and is allowed by mask; -1 when there is none."""
+        order = self._ordered()
+        edges = self.edges
+        proven = self.proven
+        i = self.cursor
+        n = len(order)
+        while i < n:
+            a = order[i]
+            if a in edges or (proven is not None and proven[a] < 0):   # type: ignore[operator]
+                i += 1
+                continue
+            break
+        self.cursor = i
+        while i < n:     # past the cursor: skip what the mask forbids (the cursor stays)
+            a = order[i]
+            if (mask is None or mask[a]) and a not in edges and not (   # type: ignore[operator]
+                    proven is not None and proven[a] < 0):
+                return a
+            i += 1
+        return -1
+
+    def select_puct(self, c_puct: float, fpu: float, mask: np.ndarray | None) -> int:
+        """argmax Q + c_puct P / (1 + n) over the children, an unvisited one counting
+        Q = fpu; proven losses and children outside mask never; ties: the lowest index."""
+        edges = self.edges
+        if mask is None and self.proven is None:    # the common case, inlined
+            if not edges:      # the first selection here: the highest prior, no sort needed
+                best = int(self._prior.argmax())
+                return best if len(self._prior) else 0
+            order = self.order if self.order is not None else self._ordered()
+            i, n_moves = self.cursor, len(order)
+            while i < n_moves and order[i] in edges:   # type: ignore[operator]
+                i += 1
+            self.cursor = i
+            if i < n_moves:
+                best = order[i]
+                best_score = fpu + c_puct * self._prior.item(best)
+            else:
+                best, best_score = -1, -math.inf
+            for a, (n, w, p) in edges.items():   # type: ignore[union-attr]
+                score = w / n + c_puct * p / (1.0 + n)
+                if score > best_score or (score == best_score and a < best):
+                    best, best_score = a, score
+            return best if best >= 0 else 0
+        proven = self.proven
+        best, best_score = -1, -math.inf
+        u = self.best_unvisited(mask)
+        if u >= 0:
+            best, best_score = u, fpu + c_puct * self._prior.item(u)
+        for a, (n, w, p) in edges.items():   # type: ignore[union-attr]
+            if proven is not None and proven[a] < 0 or mask is not None and not mask[a]:
+                continue
+            score = w / n + c_puct * p / (1.0 + n)
+            if score > best_score or (score == best_score and a < best):
+                best, best_score = a, score
+        return best if best >= 0 else 0
+
+    def select_ucb1(self, c: float, mask: np.ndarray | None) -> int:
+        """Unvisited children first in prior order, else argmax Q + c sqrt(ln N / n);
+        proven losses and children outside mask never; ties: the lowest index."""
+        u = self.best_unvisited(mask)
+        if u >= 0:
+            return u
+        proven = self.proven
+        log_total = math.log(max(self.child_visits, 1.0))
+        best, best_score = -1, -math.inf
+        for a, (n, w, _) in self.edges.items():   # type: ignore[union-attr]
+            if proven is not None and proven[a] < 0 or mask is not None and not mask[a]:
+                continue
+            score = w / n + c * math.sqrt(log_total / max(n, 1.0))
+            if score > best_score or (score == best_score and a < best):
+                best, best_score = a, score
+        return best if best >= 0 else 0
 
     def prove_child(self, a: int, child: "Node") -> None:
         """Record child a's exact result and solve this node when that settles it."""
