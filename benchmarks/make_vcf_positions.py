@@ -81,7 +81,7 @@ def main(seed: int = 20261123, max_seconds: float = 900.0) -> int:
         **{(size, "freestyle", "counter"): 1 for size in (15, 20)},
     }
     found: dict[tuple, list[str]] = {k: [] for k in wanted}
-    solvers = {}
+    solvers: dict[tuple[int, str], ThreatSolver] = {}
     for attempt in range(4000):
         if all(len(found[k]) >= n for k, n in wanted.items()):
             break

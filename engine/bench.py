@@ -23,8 +23,7 @@ from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "run_mcts_bench", "bench_game", "GameBench",
-           "free_evaluator_overhead",
-           "CHESS_FENS", "GOMOKU_OPENINGS"]
+           "run_threat_bench", "free_evaluator_overhead", "CHESS_FENS", "GOMOKU_OPENINGS", "THREAT_POSITIONS"]
 
 CHESS_FENS: tuple[tuple[str, str], ...] = (
     ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
@@ -262,3 +261,79 @@ def run_mcts_bench(games: Sequence[str], options: PlayerOptions, limits: Limits 
             groups.setdefault(_game_of(state, name), []).append((label, state))
     figures = [bench_game(game, options, limits, echo, pairs) for game, pairs in groups.items()]
     return _totals(sum(f.nodes for f in figures), sum(f.seconds for f in figures), echo)
+
+
+# ---- the gomoku threat solver's bench (`engine bench --threats`) ---------------------------------
+# Fixed positions from tests/data/vcf_positions.txt: (label, "WxH rule", X stones, O stones).
+# The vcf ones have a VCF for the side to move; the refute ones need the defence check.
+THREAT_POSITIONS: tuple[tuple[str, str, str, str], ...] = (
+    ("vcf-15-freestyle-6", "15x15 freestyle", "7,4 8,4 10,4 11,4 5,5 7,5 7,6 5,7 6,7 7,7",
+     "8,0 8,2 7,3 11,3 6,4 9,4 9,5 6,6 7,8"),
+    ("vcf-counter-15-freestyle-0", "15x15 freestyle",
+     "5,1 6,1 7,1 7,3 8,3 6,4 9,4 5,5 7,5 8,5 8,6 10,6 7,7 5,9",
+     "8,1 7,2 8,2 6,3 9,3 8,4 9,5 10,5 7,6 11,6 12,6 13,6 14,6 9,7"),
+    ("vcf-15-standard-8", "15x15 standard", "7,6 8,6 4,7 5,7 6,7 7,7 6,8 7,8 7,9 4,10 8,11",
+     "8,4 6,5 7,5 6,6 3,7 8,7 5,8 5,9 7,10 8,10 9,10"),
+    ("vcf-15-freestyle-5", "15x15 freestyle", "7,4 8,4 10,4 11,4 5,5 7,5 7,6 5,7 7,7",
+     "8,2 7,3 11,3 6,4 9,4 9,5 6,6 7,8"),
+    ("vcf-counter-20-freestyle-0", "20x20 freestyle", "12,4 8,6 7,7 8,7 10,7 8,8 12,8 12,9 8,10 10,10 13,11",
+     "13,3 8,5 11,5 10,6 9,7 11,7 10,8 8,9 9,9 11,9"),
+    ("vcf-20-freestyle-6", "20x20 freestyle", "11,5 8,7 12,7 13,7 6,8 9,8 10,8 11,8 9,9 12,9 9,10 10,10 8,11 11,11",
+     "10,6 9,7 10,7 8,8 12,8 13,8 14,8 8,9 10,9 8,10 9,11 12,12 10,14"),
+    ("vcf-20-standard-8", "20x20 standard", "11,6 10,7 6,8 8,8 9,8 9,9 7,10 10,10",
+     "10,5 12,5 10,6 9,7 14,7 10,8 8,9 11,11"),
+    ("vcf-counter-15-standard-0", "15x15 standard", "9,3 8,4 10,4 11,4 7,5 9,6 7,7 11,7 7,8",
+     "9,1 9,2 10,2 6,4 9,4 9,5 4,6 7,6 8,6"),
+    ("refute-15-freestyle-1", "15x15 freestyle", "6,1 7,3 8,3 9,4 8,5 8,6 7,7",
+     "9,3 9,5 10,5 7,6 11,6 13,6"),
+    ("refute-15-freestyle-2", "15x15 freestyle", "6,1 7,3 8,3 9,4 7,5 8,5 8,6 7,7",
+     "9,3 8,4 9,5 10,5 7,6 11,6 12,6 13,6"),
+)
+THREAT_BENCH_NODES = 200_000
+
+
+def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int, float]:
+    """Solve THREAT_POSITIONS `rounds` times (VCF, or the defence check for refute-*) with one
+    warm solver per game, as a player keeps it (the first round pays the pattern caches;
+    the solver's table is cleared before each position).  Prints proof plies, nodes and
+    time per position, then positions/s and the mean proof depth.  Returns (nodes, seconds)."""
+    from engine.games.gomoku import GomokuGame
+    from engine.search.threats import ThreatSolver
+
+    solvers: dict[GomokuGame, ThreatSolver] = {}
+    total_nodes, total_time, solved, plies = 0, 0.0, 0, 0
+    echo(f"# threat solver: {len(THREAT_POSITIONS)} positions x {rounds} rounds, "
+         f"budget {THREAT_BENCH_NODES} nodes")
+    for round_ in range(1, rounds + 1):
+        for index, (label, setup, xs, os_) in enumerate(THREAT_POSITIONS, 1):
+            size, rule = setup.split()
+            width, height = (int(v) for v in size.split("x"))
+            game = get_game("gomoku", width=width, height=height, rule=rule)
+            assert isinstance(game, GomokuGame)
+            stones = [[game.index(*(int(v) for v in cell.split(","))) for cell in text.split()]
+                      for text in (xs, os_)]
+            state = game.state_from_stones(stones[0], stones[1])
+            solver = solvers.get(game)
+            if solver is None:
+                solver = solvers[game] = ThreatSolver(game)
+            solver.tt.clear()
+            start = time.perf_counter()
+            if label.startswith("refute"):
+                defence = solver.defences(state, nodes=THREAT_BENCH_NODES)
+                nodes, line = defence.nodes, defence.threat
+                what = f"refutations {len(defence.refutations or ())}"
+            else:
+                result = solver.vcf(state, nodes=THREAT_BENCH_NODES)
+                nodes, line, what = result.nodes, result.line, "vcf"
+            elapsed = time.perf_counter() - start
+            total_nodes += nodes
+            total_time += elapsed
+            solved += 1
+            plies += len(line or ())
+            echo(f"{round_}.{index:<2d} {what:15s} plies {len(line or ()):2d}  nodes {nodes:7d}  "
+                 f"time {elapsed * 1000:7.1f} ms  nps {int(nodes / elapsed) if elapsed > 0 else 0:7d}  {label}")
+    echo("===========================")
+    echo(f"Positions/second: {solved / total_time:.1f}" if total_time > 0 else "Positions/second: -")
+    echo(f"Mean proof plies: {plies / max(solved, 1):.1f}")
+    echo(f"Nodes/second    : {int(total_nodes / total_time) if total_time > 0 else 0}")
+    return total_nodes, total_time

@@ -59,13 +59,17 @@ def main() -> None:
 @click.option("--scale", is_flag=True,
               help="Scale figures for --weights on --device: evaluator positions/s per batch size, "
                    "search_many nodes/s, self-play positions/s (engine/bench_scale.py).")
+@click.option("--threats", is_flag=True, help="Bench the gomoku threat solver (VCF, defence) instead.")
 @player_options()
-def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, scale: bool,
+def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, scale: bool, threats: bool,
           options: PlayerOptions) -> None:
     """Search a fixed set of positions and print nodes, time and nodes/s (like Stockfish's bench)."""
-    from engine.bench import run_bench
+    from engine.bench import run_bench, run_threat_bench
     from engine.types import Limits
 
+    if threats:
+        run_threat_bench(echo=click.echo)
+        return
     if scale:
         from engine.bench_scale import run_scale_bench
         from engine.players import find_weights

@@ -6,17 +6,24 @@ ready for `Limits(time=hard, soft_time=soft)`.
 
 The rule (the shape of Stockfish's timeman, not its constants): `overhead` (the pipe,
 GUI and process lag the engine cannot see) is taken off the clock once, for this move,
-plus a fixed reserve of two more overheads that is never planned into (a Python process
-on a busy machine stalls for tens of ms now and then; at 1+0.01 under a zero-margin
-client that reserve is what stands between a stall and a loss on time); what is left
-is spread over a horizon of `movestogo` (or 40) moves, and most of the
-increment is spent on top, since it comes back after every move.  That is the
+plus a fixed reserve of four more overheads that is never planned into (a Python
+process on a busy machine stalls for 40-150 ms now and then, as measured in fastchess
+games; at 1+0.01 under a zero-margin client that reserve is what stands between a stall
+and a loss on time); what is left is spread over a horizon of `movestogo` (or 40)
+moves, and most of the increment is spent on top, since it comes back after every move.  That is the
 optimum, `soft`: searchers start no new iteration after it.  `hard`, the maximum, lets
-an iteration under way (or an undecided MCTS root) run on to five times the optimum,
+an iteration under way (or an undecided MCTS root) run on to three times the optimum,
 but never past half of the clock left after the overhead, so a run of moves that all
 hit their maximum still cannot flag while the real lag stays within the overhead.
 With no clock left beyond the overhead the engine moves at once and lives off the
 increment.
+
+Measured lag (`LagMeter`, fed by the UCI server from consecutive clocks of one game):
+the worst recent lag stands in for `overhead` when it is larger, and when the usual
+lag exceeds the increment (a loaded machine: even an instant move then costs clock),
+that excess is set aside for each move of the horizon, since no allocation can avoid
+paying it.  On an idle machine the lag is a few ms, below any increment, and nothing
+is set aside per move.
 """
 from __future__ import annotations
 
@@ -26,25 +33,49 @@ from typing import Sequence
 
 from engine.types import Limits
 
-__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "MIN_BUDGET", "LAG_RESERVE",
+__all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "LagMeter", "MIN_BUDGET",
+           "LAG_RESERVE",
            "SUDDEN_DEATH_HORIZON", "DEFAULT_OVERHEAD_MS"]
 
 DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` default
 MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, found at once
 SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be played
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
-LAG_RESERVE = 2          # overheads kept on the clock besides this move's (once, not per move to come)
+LAG_RESERVE = 4          # overheads kept on the clock besides this move's (once, not per move to come)
 INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
-HARD_FACTOR = 5.0        # hard = 5 x the optimum, within the caps below
+HARD_FACTOR = 3.0        # hard = 3 x the optimum, within the caps below
 SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
 HARD_CAP = 0.5
 LAST_MOVE_CAPS = (0.5, 0.8)  # ...and for the last move before the time control
 MOVETIME_MARGIN = 0.2    # share of a movetime kept for the answer's way back (<= overhead)
+LAG_SMOOTHING = 0.2      # LagMeter: weight of the newest sample in the running mean...
+LAG_WORST_DECAY = 0.9    # ...and how fast the remembered worst lag fades per move
+
+
+class LagMeter:
+    """The lag a client's clock charges beyond the engine's own time for a move (pipes,
+    process wake-ups, a busy machine), learned move by move: the clock before a move plus
+    its increment, less the clock after it, less the engine's own go-to-bestmove time.
+    `mean` is a running mean and `worst` a slowly fading maximum, both in ms."""
+
+    def __init__(self) -> None:
+        self.mean = 0.0
+        self.worst = 0.0
+        self.samples = 0
+
+    def observe(self, lag_ms: float) -> None:
+        lag = max(0.0, float(lag_ms))
+        self.mean = lag if self.samples == 0 else (1 - LAG_SMOOTHING) * self.mean + LAG_SMOOTHING * lag
+        self.worst = max(lag, LAG_WORST_DECAY * self.worst)
+        self.samples += 1
 
 
 def allocate(wtime: float | None, btime: float | None, winc: float | None, binc: float | None,
-             movestogo: int | None, turn: int, overhead: float = DEFAULT_OVERHEAD_MS) -> tuple[float, float]:
+             movestogo: int | None, turn: int, overhead: float = DEFAULT_OVERHEAD_MS,
+             lag: float = 0.0) -> tuple[float, float]:
     """(soft, hard) seconds for the side `turn` (0 White, 1 Black); clock arguments in ms.
+    lag: the usual lag per move measured so far (LagMeter.mean, ms); what of it the
+    increment does not pay is set aside for each move of the horizon after this one.
 
     Only one side's clock given (fastchess with a clock for one engine): the other
     side's clock stands in for ours.  Missing or zero increments count as 0; a clock at
@@ -59,12 +90,13 @@ def allocate(wtime: float | None, btime: float | None, winc: float | None, binc:
         raise ValueError("allocate() needs at least one of wtime/btime")
     inc = max(0.0, float((winc if turn == 0 else binc) or 0.0))
     usable = float(remaining) - (1 + LAG_RESERVE) * max(0.0, float(overhead))  # once, not per move to come
+    horizon = SUDDEN_DEATH_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
+    usable -= max(0.0, float(lag) - inc) * (horizon - 1)
     if usable <= 0:
         return MIN_BUDGET, MIN_BUDGET
     if movestogo is not None and movestogo == 1:
         soft, hard = LAST_MOVE_CAPS[0] * usable, LAST_MOVE_CAPS[1] * usable
     else:
-        horizon = SUDDEN_DEATH_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
         optimum = usable / horizon + INCREMENT_SHARE * inc
         soft = min(optimum, SOFT_CAP * usable)
         hard = max(soft, min(HARD_FACTOR * optimum, HARD_CAP * usable))
@@ -90,6 +122,8 @@ class GoCommand:
     limits: Limits
     ponder: bool = False
     searchmoves: tuple[str, ...] = ()
+    clock_ms: float | None = None   # our own clock, when the client sent it
+    inc_ms: float = 0.0
 
     @property
     def infinite(self) -> bool:
@@ -106,9 +140,11 @@ def parse_int(text: str) -> int | None:
     return int(value) if math.isfinite(value) else None
 
 
-def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_OVERHEAD_MS) -> GoCommand:
+def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_OVERHEAD_MS,
+             lag_ms: float = 0.0) -> GoCommand:
     """`go` arguments (tokens after `go`, any order) -> GoCommand for the side `turn` to move.
 
+    lag_ms: the measured usual lag per move (see allocate).
     Unknown tokens and numbers that do not parse are skipped.  `mate n` becomes depth
     2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
     stands in for both (see timeman.allocate).
@@ -140,11 +176,16 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
         depth = 2 * values["mate"] - 1
     nodes = values.get("nodes")
     soft = hard = None
+    clock_ms: float | None = None
+    inc_ms = 0.0
     if values.get("movetime") is not None:
         soft = hard = movetime_budget(max(0, values["movetime"]), overhead_ms)
     elif "wtime" in values or "btime" in values:
         soft, hard = allocate(values.get("wtime"), values.get("btime"), values.get("winc"),
-                              values.get("binc"), values.get("movestogo"), turn, overhead_ms)
+                              values.get("binc"), values.get("movestogo"), turn, overhead_ms, lag_ms)
+        own = "wtime" if turn == 0 else "btime"
+        clock_ms = float(values[own]) if own in values else None
+        inc_ms = float(max(0, values.get("winc" if turn == 0 else "binc", 0)))
     limits = Limits(nodes=nodes if nodes is not None and nodes > 0 else None, time=hard, soft_time=soft,
                     depth=max(1, depth) if depth is not None else None)
-    return GoCommand(limits, ponder, tuple(searchmoves))
+    return GoCommand(limits, ponder, tuple(searchmoves), clock_ms, inc_ms)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from dataclasses import replace
 from typing import Callable, Sequence, TextIO
 
@@ -21,7 +22,7 @@ from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, bu
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
-from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, parse_go, parse_int
+from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, LagMeter, parse_go, parse_int
 from protocols.uci_options import player_option_lines, set_player_option
 
 __all__ = ["GoCommand", "parse_go", "format_info", "format_bestmove", "closing_info", "UciServer", "serve", "main"]
@@ -125,6 +126,12 @@ class _Job:
         self.line: str | None = None
         self.sent = False
         self.info_sent = False
+        # Clock bookkeeping for the LagMeter: our clock and increment as sent, and when
+        # `go` came in and the bestmove went out, by our own clock.
+        self.clock_ms: float | None = None
+        self.inc_ms = 0.0
+        self.received = time.monotonic()
+        self.answered: float | None = None
 
 
 class UciServer:
@@ -148,6 +155,8 @@ class UciServer:
         self._clear_hash = False
         self._lock = threading.Lock()
         self._job: _Job | None = None
+        self.lag = LagMeter()
+        self._last_timed: _Job | None = None   # the last clock-timed go, for the LagMeter
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci, "debug": self.cmd_debug, "isready": self.cmd_isready,
             "setoption": self.cmd_setoption, "register": lambda _: None,
@@ -222,15 +231,30 @@ class UciServer:
         with self._lock:
             job.line = line
             if job.released and not job.sent:
-                job.sent = True
-                self.write(line)
+                self._send_bestmove(job)
 
     def _release(self, job: _Job) -> None:
         with self._lock:
             job.released = True
             if job.line is not None and not job.sent:
-                job.sent = True
-                self.write(job.line)
+                self._send_bestmove(job)
+
+    def _send_bestmove(self, job: _Job) -> None:
+        assert job.line is not None
+        job.sent = True
+        self.write(job.line)
+        job.answered = time.monotonic()
+
+    def _measure_lag(self, previous: _Job | None, state: State, clock_ms: float | None) -> None:
+        """Feed the LagMeter when this `go` continues the game of a timed, answered one by
+        the same side: the clock then charged (before + increment - now) beyond our own
+        go-to-bestmove time is lag we cannot see from inside."""
+        if (previous is None or previous.clock_ms is None or clock_ms is None or previous.answered is None
+                or previous.state.to_play != state.to_play
+                or state.ply != previous.state.ply + 2):
+            return
+        charged = previous.clock_ms + previous.inc_ms - clock_ms
+        self.lag.observe(charged - 1000 * (previous.answered - previous.received))
 
     def _on_done(self, job: _Job, result: SearchResult) -> None:
         try:
@@ -312,6 +336,7 @@ class UciServer:
 
     def cmd_ucinewgame(self, _: list[str]) -> None:
         self._retire_job()
+        self._last_timed = None
         self.state = self.game.initial_state()
         if self.engine is not None:
             self.engine.new_game()
@@ -349,16 +374,24 @@ class UciServer:
         return state
 
     def cmd_go(self, tokens: list[str]) -> None:
+        received = time.monotonic()
         self._retire_job()
         engine = self._ensure_engine()
         state = self.state
-        go = parse_go(tokens[1:], state.to_play, overhead_ms=self.overhead_ms)
+        clock = parse_go(tokens[1:], state.to_play).clock_ms  # read first: the lag it shows counts now
+        self._measure_lag(self._last_timed, state, clock)
+        go = parse_go(tokens[1:], state.to_play, overhead_ms=max(self.overhead_ms, self.lag.worst),
+                      lag_ms=self.lag.mean)
         legal = state.legal_moves()
         restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:
             self.info("no legal move in searchmoves; searching all moves")
         limits = replace(go.limits, searchmoves=restrict or None, multipv=self.multipv)
         job = _Job(state, limits, hold=go.ponder or limits.infinite, ponder=go.ponder)
+        job.received = received
+        if not go.ponder:
+            job.clock_ms, job.inc_ms = go.clock_ms, go.inc_ms
+        self._last_timed = job if job.clock_ms is not None else None
         self._job = job
         if self.debug:
             self.info(f"go {self.options.player} ponder={go.ponder} {limits}")

@@ -48,7 +48,7 @@ def chromium(tmp_path):
     """argv builder for one-shot headless Chromium runs; skips where there is no browser."""
     from browser import chromium_command, missing_browser
 
-    reason = missing_browser()
+    reason = missing_browser(driven=False)
     if reason is not None:
         pytest.skip(reason)
     return lambda *args: chromium_command(tmp_path / "chromium-profile", *args)
@@ -56,12 +56,13 @@ def chromium(tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
-    """A selenium WebDriver on headless Chromium (fresh profile); skips where there is no browser."""
-    from browser import missing_browser, start_driver
+    """A selenium WebDriver on headless Chromium (fresh profile, downloads in
+    browser.downloads_dir(tmp_path)); skips where there is no browser."""
+    from browser import downloads_dir, missing_browser, start_driver
 
     reason = missing_browser()
     if reason is not None:
         pytest.skip(reason)
-    driver = start_driver(tmp_path / "chromium-profile")
+    driver = start_driver(tmp_path / "chromium-profile", downloads_dir(tmp_path))
     yield driver
     driver.quit()

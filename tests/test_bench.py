@@ -48,3 +48,16 @@ def test_engine_bench_gomoku_runs_at_depth_1():
     result = CliRunner().invoke(main, ["bench", "--game", "gomoku", "--depth", "1"])
     assert result.exit_code == 0, result.output
     assert _total(result.output, "Nodes searched") > 0
+
+
+def test_engine_bench_threats_solves_every_position_with_a_proof():
+    result = CliRunner().invoke(main, ["bench", "--threats"])
+    assert result.exit_code == 0, result.output
+    from engine.bench import THREAT_POSITIONS
+    lines = [line for line in result.output.splitlines() if re.match(r"^\d+\.\d+\s", line)]
+    assert len(lines) == 3 * len(THREAT_POSITIONS)
+    for line in lines:
+        plies = int(re.search(r"plies\s+(\d+)", line).group(1))
+        assert plies >= 3 and plies % 2 == 1          # every position is won (or threatened) by force
+    assert re.search(r"^Positions/second: \d", result.output, re.MULTILINE)
+    assert re.search(r"^Mean proof plies: \d", result.output, re.MULTILINE)

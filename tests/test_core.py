@@ -11,7 +11,7 @@ import pytest
 from engine.players import PlayerOptions, UnknownPlayerError, make_searcher, resolve_player
 from engine.games import GameSetupError, get_game
 from engine.player import Engine
-from engine.search.limits import Stopper
+from engine.search.limits import Stopper, StopSignal
 from engine.types import Limits, SearchResult, cp_from_value, value_from_cp
 
 
@@ -64,6 +64,32 @@ def test_stopper_uses_its_clock_for_soft_and_hard_deadlines():
     assert not stopper.may_start_iteration(5) and not stopper.should_stop()
     now[0] = 102.0
     assert stopper.should_stop()
+
+
+def test_stopper_ponder_starts_the_same_budget_at_ponderhit():
+    now = [100.0]
+    signal = StopSignal()
+    limits = Limits(time=2.0, soft_time=0.5, ponder=True)
+    stopper = Stopper(limits, signal, clock=lambda: now[0])
+    now[0] = 150.0  # pondering for 50 s: no clock runs
+    assert not stopper.should_stop() and stopper.may_start_iteration(9) and not stopper.timed
+    signal.ponderhit()
+    now[0] = 160.0
+    assert not stopper.should_stop()
+    fresh = Stopper(Limits(time=2.0, soft_time=0.5), clock=lambda: now[0])
+    assert (stopper.hard_deadline, stopper.soft_deadline) == (fresh.hard_deadline, fresh.soft_deadline)
+    now[0] = 162.0
+    assert stopper.should_stop()
+
+
+def test_stopper_skips_an_iteration_that_would_end_past_the_hard_deadline():
+    now = [0.0]
+    stopper = Stopper(Limits(time=1.0, soft_time=0.5), clock=lambda: now[0])
+    now[0] = 0.3
+    assert stopper.may_start_iteration(5, expected_time=0.6)
+    assert not stopper.may_start_iteration(5, expected_time=0.8)
+    now[0] = 0.9  # past soft, and the first iteration is always tried
+    assert not stopper.may_start_iteration(2) and stopper.may_start_iteration(1)
 
 
 def test_stopper_infinite_ignores_clock_until_event():

@@ -99,7 +99,7 @@ def test_smart_pruning_stops_once_the_runner_up_cannot_catch_up():
 def test_best_move_in_doubt_runs_past_the_soft_deadline_within_the_hard_one():
     """The most visited move (prior 0.7) scores worse than the runner-up (prior 0.1): the
     search runs past its soft budget until the better move leads, within the hard one."""
-    searcher, result, elapsed, limits = _search({0: 0.0, 1: 0.05}, {0: 0.7, 1: 0.1}, rest=-0.6)
+    searcher, result, elapsed, limits = _search({0: 0.0, 1: 0.08}, {0: 0.7, 1: 0.1}, rest=-0.6)
     assert limits.soft_time + 10 * BATCH_SECONDS < elapsed <= limits.time + BATCH_SECONDS
     assert result.best_move == 1
 

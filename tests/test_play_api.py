@@ -345,3 +345,28 @@ def test_cli_play_rejects_bad_arguments_in_one_line():
         port = busy.getsockname()[1]
         result = runner.invoke(main, ["play", "--player", "random", "--no-browser", "--port", str(port)])
     assert result.exit_code != 0 and f"cannot serve on 127.0.0.1:{port}" in result.output
+
+
+def test_engine_play_serves_until_interrupted_and_exits_cleanly():
+    """The console script as a person runs it: prints its address, serves the page, and
+    Ctrl-C ends it without a traceback."""
+    import signal
+    import subprocess
+    import urllib.request
+
+    from conftest import console_script, engine_env
+
+    process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
+                                "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=engine_env())
+    try:
+        line = process.stdout.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert url is not None, line
+        with urllib.request.urlopen(url.group(0), timeout=30) as response:
+            assert b'<div id="board"' in response.read()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "Traceback" not in err, err

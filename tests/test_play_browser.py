@@ -4,11 +4,14 @@ reason where there is no browser (see tests/browser.py)."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any, Callable
 
 import chess
 import chess.pgn
 import pytest
+
+from browser import downloads_dir
 
 from engine.play import GameSettings, Opponent
 
@@ -51,9 +54,14 @@ def wait_moves(driver: Any, count: int) -> list[str]:
     return state["moves"]
 
 
-def saved_record(driver: Any) -> str:
+def saved_record(driver: Any, folder: Path) -> str:
+    """Press Save: the record the page shows, checked equal to the file the browser downloaded."""
     click(driver, "#save")
-    return wait(driver, lambda d: page_state(d)["record"], what="the saved record")
+    shown = wait(driver, lambda d: page_state(d)["record"], what="the saved record")
+    files = wait(driver, lambda d: [f for f in downloads_dir(folder).glob("plyzero-*") if f.stat().st_size],
+                 what="the downloaded file")
+    assert files[0].read_text() == shown
+    return shown
 
 
 def stones(driver: Any) -> dict[str, str]:
@@ -61,7 +69,7 @@ def stones(driver: Any) -> dict[str, str]:
         .map(s => [s.dataset.xy, s.classList.contains('black') ? 'black' : 'white']));""")
 
 
-def test_full_gomoku_game_on_15x15_by_clicks_against_random(browser, board_server):
+def test_full_gomoku_game_on_15x15_by_clicks_against_random(browser, board_server, tmp_path):
     board = board_server(GameSettings(width=15, height=15, opponent=RANDOM, movetime=0.0))
     open_board(browser, board)
     labels = browser.execute_script("return [...document.querySelectorAll('.cx')].map(t => t.textContent)")
@@ -83,11 +91,11 @@ def test_full_gomoku_game_on_15x15_by_clicks_against_random(browser, board_serve
     assert state["result"] == "1-0 — five in a row" and state["status"] == "Game over: 1-0 (five in a row)"
     assert moves[0::2] == clicked and len(moves) == 2 * len(clicked) - 1
     assert all(stones(browser)[xy] == "black" for xy in clicked)
-    record = saved_record(browser)
+    record = saved_record(browser, tmp_path)
     assert [line for line in record.splitlines() if not line.startswith("#")] == moves
 
 
-def test_short_chess_game_by_clicks_and_drag_with_undo_and_pgn(browser, board_server):
+def test_short_chess_game_by_clicks_and_drag_with_undo_and_pgn(browser, board_server, tmp_path):
     board = board_server(GameSettings(game="chess", opponent=RANDOM, movetime=0.0))
     open_board(browser, board)
     assert len(browser.find_elements("css selector", "img.piece")) == 32
@@ -123,7 +131,7 @@ def test_short_chess_game_by_clicks_and_drag_with_undo_and_pgn(browser, board_se
     after = wait(browser, lambda d: (lambda s: s["moves"] if len(s["moves"]) == len(moves) - 2 else None)(
         page_state(d)), what="undo")
     assert after == moves[:-2] and page_state(browser)["status"] == "Your move (White)"
-    game = chess.pgn.read_game(io.StringIO(saved_record(browser)))
+    game = chess.pgn.read_game(io.StringIO(saved_record(browser, tmp_path)))
     assert [m.uci() for m in game.mainline_moves()] == after
 
 
@@ -148,6 +156,16 @@ def test_promotion_choice_and_bad_input_in_the_page(browser, board_server):
     click(browser, "#start")
     wait(browser, lambda d: "outside 5..26" in page_state(d)["error"], what="the board size error")
     assert len(page_state(browser)["moves"]) == 2          # the chess game is still there
+    browser.execute_script("""document.getElementById('width').value = '9';
+                              document.getElementById('height').value = '9';
+                              document.getElementById('more').value = 'depth=3';""")
+    click(browser, "#start")
+    wait(browser, lambda d: "unknown player option 'depth'" in page_state(d)["error"], what="the option error")
+    browser.execute_script("document.getElementById('more').value = 'seed=5 batch=4'")
+    click(browser, "#start")
+    wait(browser, lambda d: len(d.find_elements("css selector", ".cell")) == 81, what="the 9x9 board")
+    assert browser.find_element("id", "more").get_attribute("value") == "seed=5 batch=4"
+    assert page_state(browser)["moves"] == [] and page_state(browser)["status"] == "Your move (Black)"
 
 
 def test_heat_map_while_mcts_analyses_gomoku_and_arrows_for_chess(browser, board_server):

@@ -251,7 +251,7 @@ def _longest_vcf():
 
 def test_alphabeta_plays_a_long_vcf_at_once():
     name, state, _, _ = _longest_vcf()
-    searcher = AlphaBeta(board_maker(state.game, threat_nodes=5_000), AlphaBetaConfig(hash_mb=4))
+    searcher = AlphaBeta(board_maker(state.game, root_threat_nodes=5_000), AlphaBetaConfig(hash_mb=4))
     result = searcher.search(state, Limits(depth=1))
     assert result.info is not None and result.info.mate_plies is not None
     assert result.info.mate_plies == len(result.info.pv) >= 3
@@ -261,12 +261,12 @@ def test_alphabeta_plays_a_long_vcf_at_once():
 
 def test_alphabeta_restricts_the_root_to_moves_that_stop_the_opponents_vcf():
     for name, state, kind, tempting in REFUTE:
-        board = board_maker(state.game, threat_nodes=500)(state)
+        board = board_maker(state.game, root_threat_nodes=5_000)(state)
         win, allowed = board.root_plan()
         if win is not None:
             continue                       # the side to move has its own VCF: it plays that
         assert allowed is not None and not set(tempting) & set(allowed)
-        result = AlphaBeta(board_maker(state.game, threat_nodes=500), AlphaBetaConfig(hash_mb=4)).search(
+        result = AlphaBeta(board_maker(state.game, root_threat_nodes=5_000), AlphaBetaConfig(hash_mb=4)).search(
             state, Limits(depth=2))
         assert result.best_move in allowed
 
@@ -305,11 +305,19 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     from engine.search.threats import TreeProver
     from engine.search.tree import Node
 
+    from engine.search.threats import LEAF_FOUR_LINES
+
     prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
-    for name, state, _, _ in VCF[:6]:
+    tried = 0
+    for name, state, _, _ in VCF:
+        if board_maker(state.game)(state).four_lines(state.to_play) < LEAF_FOUR_LINES:
+            continue                   # not tried at leaves (documented): the root still is
         node = Node(state)
         prover.prove_leaf(node)
         assert node.solved == 1.0 and node.solved_plies >= 3
+        assert node.solved_plies == len(ThreatSolver(state.game).vcf(state, nodes=200_000).line or ())
+        tried += 1
+    assert tried >= 10
     game = get_game("gomoku", width=15)
     quiet = Node(game.state_from_stones([game.index(7, 7)], []))
     prover.prove_leaf(quiet)
@@ -338,3 +346,20 @@ def test_mcts_exact_values_from_the_solver_are_right():
         assert proof is not None
         assert_vcf_line(child.state, proof)
     assert result.best_move is not None and root.moves.index(result.best_move) not in lost or len(lost) == len(root.moves)
+
+
+def test_alphabeta_leaf_with_a_vcf_scores_as_won_with_leaf_checks_on():
+    from engine.search.ab_gomoku import LEAF_VCF_LINES, WIN_SOON
+
+    checked = 0
+    for name, state, _, _ in VCF:
+        plain = board_maker(state.game)(state)
+        if plain.four_lines(state.to_play) < LEAF_VCF_LINES or plain.open_three_count(state.to_play):
+            continue                    # not tried at leaves, or already scored as won by its three
+        board = board_maker(state.game, threat_nodes=50_000)(state)
+        proof = ThreatSolver(state.game).vcf(state, nodes=200_000).line
+        assert proof is not None
+        assert board.evaluate() == WIN_SOON - len(proof)
+        assert plain.evaluate() < WIN_SOON // 2       # without the solver: not seen
+        checked += 1
+    assert checked >= 5

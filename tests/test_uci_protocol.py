@@ -16,8 +16,8 @@ from engine.games.chess import ChessGame
 from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, allocate,
-                               movetime_budget)
+from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, LagMeter,
+                               allocate, movetime_budget)
 from protocols.uci import format_bestmove, format_info, parse_go, serve
 
 GAME = ChessGame()
@@ -40,7 +40,7 @@ def test_parse_go_cutechess_clock_then_depth():
 
 def test_parse_go_cutechess_omits_zero_increment_and_sends_movestogo():
     cmd = go("wtime 40000 btime 40000 movestogo 20", turn=1)
-    assert cmd.limits.soft_time == pytest.approx((40000 - 90) / 20 / 1000)  # the overhead, once
+    assert cmd.limits.soft_time == pytest.approx((40000 - 150) / 20 / 1000)  # the overhead, once
     assert cmd.limits.time <= (40000 - 30) / 1000
 
 
@@ -124,11 +124,11 @@ def test_allocate_sane_slices():
 
 def test_allocate_charges_the_overhead_once_and_spends_most_of_the_increment():
     """1+0.01 with a 30 ms overhead: the first move plans the clock less the overhead and
-    its fixed reserve (910 ms) / 40, plus 3/4 of the increment, where reserving 30 ms for
+    its fixed reserve (850 ms) / 40, plus 3/4 of the increment, where reserving 30 ms for
     each of 30 future moves left 12 ms and froze the last 640 ms of the clock."""
     soft, hard = allocate(1000, 1000, 10, 10, None, 0, 30)
-    assert soft == pytest.approx((910 / SUDDEN_DEATH_HORIZON + 0.75 * 10) / 1000)
-    assert hard == pytest.approx(5 * soft)
+    assert soft == pytest.approx((850 / SUDDEN_DEATH_HORIZON + 0.75 * 10) / 1000)
+    assert hard == pytest.approx(3 * soft)
     for overhead in (0, 30, 100):  # the overhead shifts the clock, it does not shrink the share
         with_inc, _ = allocate(60_000, 60_000, 1000, 1000, None, 0, overhead)
         without, _ = allocate(60_000, 60_000, 0, 0, None, 0, overhead)
@@ -138,8 +138,23 @@ def test_allocate_charges_the_overhead_once_and_spends_most_of_the_increment():
 def test_allocate_spends_the_clock_down_to_the_overhead():
     """A low clock still buys thinking time while it exceeds the overhead (no dead reserve)."""
     soft, hard = allocate(300, 300, 10, 10, None, 0, 30)
-    assert soft > 0.01 and hard <= 0.105
-    assert allocate(90, 90, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
+    assert soft > 0.01 and hard <= 0.075
+    assert allocate(150, 150, 10, 10, None, 0, 30) == (MIN_BUDGET, MIN_BUDGET)
+
+
+def test_allocate_sets_aside_only_the_lag_the_increment_does_not_pay():
+    assert allocate(1000, 1000, 10, 10, None, 0, 30, lag=8) == allocate(1000, 1000, 10, 10, None, 0, 30)
+    soft, _ = allocate(1000, 1000, 10, 10, None, 0, 30, lag=20)
+    assert soft == pytest.approx(((850 - 10 * (SUDDEN_DEATH_HORIZON - 1)) / SUDDEN_DEATH_HORIZON + 7.5) / 1000)
+    assert allocate(400, 400, 10, 10, None, 0, 30, lag=20) == (MIN_BUDGET, MIN_BUDGET)
+
+
+def test_lag_meter_keeps_a_running_mean_and_a_fading_worst():
+    meter = LagMeter()
+    for lag in (10, 10, 60, -5, 10):
+        meter.observe(lag)
+    assert 10 < meter.mean < 30 and 40 < meter.worst < 60
+    assert LagMeter().mean == LagMeter().worst == 0.0
 
 
 def test_allocate_zero_or_negative_time():
@@ -417,6 +432,22 @@ def test_ponderhit_gives_the_budget_of_a_fresh_go_with_the_same_clock(session, f
     assert stopper.hard_deadline is not None and stopper.soft_deadline is not None
     assert stopper.hard_deadline - hit == pytest.approx(fresh.time, abs=0.05)
     assert stopper.soft_deadline - hit == pytest.approx(fresh.soft_time, abs=0.05)
+
+
+def test_lag_the_client_charges_beyond_our_own_time_shrinks_the_next_budgets(session, fake):
+    """The client's clock drops 200 ms more per move than the engine measured: from then
+    on that lag is the overhead, and what the increment does not pay is set aside."""
+    clock = 10_000.0
+    session.send("ucinewgame", "position startpos")
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for ply in (0, 2, 4):
+        session.send(" ".join(["position startpos moves", *shuffle[:ply]]))
+        started = time.monotonic()
+        session.send(f"go wtime {clock:.0f} btime 10000 winc 10 binc 10")
+        session.stdout.expect("bestmove")
+        clock -= 1000 * (time.monotonic() - started) + 200 - 10
+    unaware = parse_go(f"wtime {clock:.0f} btime 10000 winc 10 binc 10".split(), 0).limits
+    assert fake.calls[-1][1].soft_time < 0.5 * unaware.soft_time
 
 
 def test_ponder_without_a_clock_answers_at_ponderhit(session, fake):

@@ -107,7 +107,7 @@ def _chess_board(game: Any, config: Any) -> Any:
 def _gomoku_board(game: Any, config: Any) -> Any:
     from engine.search.ab_gomoku import board_maker
     # one pattern cache and threat solver per player, kept across moves
-    return board_maker(game, threat_nodes=config.threat_nodes)
+    return board_maker(game, threat_nodes=config.threat_nodes, root_threat_nodes=config.root_threat_nodes)
 
 
 # Alpha-beta's search board per game (a new game adds its line here).
@@ -151,7 +151,7 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
 
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
-MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 100}
+MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 
 
 def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:

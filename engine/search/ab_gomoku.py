@@ -12,19 +12,24 @@ Forcing, in ordered_moves (the same order as a player would think):
      defend the three (any other move lets an open four through);
   4. otherwise candidates ranked by attack + defence value, best `max_candidates`.
 
-With a threat solver (engine/search/threats.py, `board_maker(threat_nodes=n)`):
-  - root_plan(): before the search, a VCF of the side to move is played at once, and when
-    the opponent has a VCF the root is restricted to the moves that stop it;
-  - evaluate(): a leaf whose side to move has a VCF found within `threat_nodes` scores
-    as won (WIN_SOON less the proof's length), not by its patterns.
+With a threat solver (engine/search/threats.py, `board_maker(threat_nodes=n,
+root_threat_nodes=r)`):
+  - root_plan(): before the search (within r nodes and ROOT_THREAT_TIME_SHARE of the time
+    left), a VCF of the side to move is played at once, and when the opponent has a VCF
+    the root is restricted to the moves that stop it;
+  - evaluate(): a leaf whose side to move can make fours on LEAF_VCF_LINES lines and has
+    a VCF found within `threat_nodes` scores as won (WIN_SOON less the proof's length).
 """
 from __future__ import annotations
 
 from operator import itemgetter
 from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 
+import numpy as np
+
 from engine.games.gomoku import GomokuState, zobrist_code
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
+from engine.search.limits import Stopper
 from engine.search.gomoku_patterns import (
     BALANCE, DEFENCES, FIVES, FOUR, FOUR_MAKERS, MADE_FIVE, OPEN_THREES, ORDER, PATTERN_SCORES, THREE,
     LineInfo, PatternTable)
@@ -40,7 +45,8 @@ WIN_SOON = 50_000      # static score of a won-by-force position (below MATE_BOU
 TEMPO = 30             # the side to move gets to play first
 SPENT_FOUR = PATTERN_SCORES[FOUR] - PATTERN_SCORES[THREE]  # a four about to be blocked
 _FORCED = 1_000_000    # ordering score of a forced move
-ROOT_THREAT_FACTOR = 40   # the root's threat checks may take this many times a leaf's budget
+LEAF_VCF_LINES = 2        # a leaf is tried for a VCF when its mover can make fours on this many lines
+ROOT_THREAT_TIME_SHARE = 0.15  # of the time left, for the root's threat checks
 _SECOND = itemgetter(1)
 
 
@@ -103,13 +109,15 @@ class GomokuSearchBoard:
         self._orders = ([info[ORDER] for info in self._infos], [info[ORDER + 1] for info in self._infos])
         self._balance = 0       # pattern score of the first player minus the second's
         self._fours = [0, 0]    # lines where the colour has a cell completing five
+        self._makers = [0, 0]   # lines where the colour has a cell making a four
         self._threes = [0, 0]   # open threes of the colour
         self._key = 0
         self.ply = 0
-        self._history: list[tuple[int, list[LineInfo], tuple[int, int, int, int, int]]] = []
+        self._history: list[tuple[int, list[LineInfo], tuple[int, int, int, int, int, int, int]]] = []
         self._winner: int | None = None  # colour that has five (the last mover, in search)
-        self.threats: ThreatSolver | None = None   # set by board_maker(threat_nodes > 0)
-        self.threat_nodes = 0
+        self.threats: ThreatSolver | None = None   # set by board_maker (a budget > 0)
+        self.threat_nodes = 0        # per leaf; 0 = no leaf checks
+        self.root_threat_nodes = 0   # before the search; 0 = no root plan
 
     @classmethod
     def from_state(cls, state: GomokuState, *, patterns: PatternTable | None = None,
@@ -137,9 +145,10 @@ class GomokuSearchBoard:
         self.ply += 1
 
     def pop(self) -> None:
-        move, old_infos, (self._balance, f0, f1, t0, t1) = self._history.pop()
+        move, old_infos, (self._balance, f0, f1, t0, t1, m0, m1) = self._history.pop()
         self._fours = [f0, f1]
         self._threes = [t0, t1]
+        self._makers = [m0, m1]
         stone = self.cells[move]
         self.cells[move] = 0
         self.ply -= 1
@@ -173,11 +182,11 @@ class GomokuSearchBoard:
         you = 1 - me
         if self._fours[me]:
             return WIN_SOON                       # five next move
-        if self._fours[you] and len(self._five_cells(you)) >= 2:
+        if self._fours[you] and len(self.five_cells(you)) >= 2:
             return -WIN_SOON                      # two fives to stop, none of ours
         if self._threes[me] and not self._fours[you]:
             return WIN_SOON // 2                  # open four next, nothing forcing back
-        if self.threats is not None and self._cells_of(FOUR_MAKERS + me):
+        if self.threat_nodes and self.threats is not None and self._makers[me] >= LEAF_VCF_LINES:
             proof = self.threats.vcf_on(self, nodes=self.threat_nodes).line
             if proof is not None:
                 return WIN_SOON - len(proof)      # won by force: sooner is better
@@ -194,9 +203,9 @@ class GomokuSearchBoard:
         if self._winner is not None or self.ply >= len(self.cells):
             return []
         if self._fours[me]:
-            return [(min(self._five_cells(me)), _FORCED)]
+            return [(min(self.five_cells(me)), _FORCED)]
         if self._fours[you]:
-            return [(cell, _FORCED) for cell in sorted(self._five_cells(you))]
+            return [(cell, _FORCED) for cell in sorted(self.five_cells(you))]
         if not self.candidates:
             if self.ply:  # no stone near an empty cell cannot happen with stones; be safe
                 return [(cell, 0) for cell in range(len(self.cells)) if not self.cells[cell]]
@@ -208,16 +217,23 @@ class GomokuSearchBoard:
         scored = sorted(self._scored(sorted(self.candidates)), key=_SECOND, reverse=True)
         return scored[:self.max_candidates]
 
-    def root_plan(self) -> tuple[tuple[Move, ...] | None, Sequence[Move] | None]:
+    def root_plan(self, stopper: Stopper | None = None
+                  ) -> tuple[tuple[Move, ...] | None, Sequence[Move] | None]:
         """Alpha-beta's optional root hook: (a proven winning line, else None; the moves that
-        avoid a proven loss when the opponent has a VCF, else None = no restriction)."""
-        if self.threats is None or self._winner is not None:
+        avoid a proven loss when the opponent has a VCF, else None = no restriction).
+        Takes at most ROOT_THREAT_TIME_SHARE of the time `stopper` has left."""
+        threats, budget = self.threats, self.root_threat_nodes
+        if threats is None or not budget or self._winner is not None:
             return None, None
-        budget = self.threat_nodes * ROOT_THREAT_FACTOR
-        win = self.threats.vcf_on(self, nodes=budget)
-        if win.line is not None:
-            return win.line, None
-        defence = self.threats.defences_on(self, nodes=budget)
+        from engine.search.threats import time_cap
+        threats.stop = time_cap(stopper, ROOT_THREAT_TIME_SHARE)
+        try:
+            win = threats.vcf_on(self, nodes=budget)
+            if win.line is not None:
+                return win.line, None
+            defence = threats.defences_on(self, nodes=budget)
+        finally:
+            threats.stop = None
         if defence.refutations:
             return None, self.ranked(defence.refutations)
         return None, None
@@ -232,6 +248,10 @@ class GomokuSearchBoard:
         return False
 
     # -- threat queries (engine/search/threats.py) -------------------------------------------
+    def four_lines(self, colour: int) -> int:
+        """On how many lines can `colour` make a four (or open four) with one stone?"""
+        return self._makers[colour]
+
     def has_four(self, colour: int) -> bool:
         """Does `colour` (0 first player, 1 second) have a cell that completes five?"""
         return self._fours[colour] > 0
@@ -243,14 +263,7 @@ class GomokuSearchBoard:
     def five_cells_at(self, move: int, colour: int) -> set[int]:
         """The cells where `colour` completes five on the four lines through `move` (after a
         stone on `move`, the only lines whose five cells can have changed)."""
-        out: set[int] = set()
-        infos, line_cells, field = self._infos, self._line_cells, FIVES + colour
-        for lid in self._line_ids[move]:
-            offsets = infos[lid][field]
-            if offsets:
-                cells = line_cells[lid]
-                out.update(cells[off] for off in offsets)
-        return out
+        return self._cells_of(FIVES + colour, self._line_ids[move])
 
     def four_cells(self, colour: int) -> set[int]:
         """Every empty cell where a `colour` stone makes a four or an open four."""
@@ -293,7 +306,8 @@ class GomokuSearchBoard:
         keep = next((i for i, (m, _, _) in enumerate(history) if cells[m] != target[m]), len(history))
         while len(history) > keep:
             self.pop()      # steps the ply back too; the ply is set from the state below
-        for cell in [i for i, (have, want) in enumerate(zip(cells, target)) if have != want]:
+        differ = np.flatnonzero(np.frombuffer(cells, dtype=np.uint8) != np.frombuffer(target, dtype=np.uint8))
+        for cell in differ.tolist():
             if cells[cell]:
                 raise ValueError("sync: a stone to remove was placed before the board's history")
             self._place(cell, target[cell])
@@ -308,9 +322,9 @@ class GomokuSearchBoard:
             raise ValueError(f"cell {move} is off the board or occupied")
         cells[move] = stone
         self._key ^= self._zobrist[stone - 1][move]
-        balance, (f0, f1), (t0, t1) = self._balance, self._fours, self._threes
+        balance, (f0, f1), (t0, t1), (m0, m1) = self._balance, self._fours, self._threes, self._makers
         self._history.append((move, [self._infos[lid] for lid in self._line_ids[move]],
-                              (balance, f0, f1, t0, t1)))
+                              (balance, f0, f1, t0, t1, m0, m1)))
         line, slices, infos, (orders0, orders1) = self.patterns.line, self._slices, self._infos, self._orders
         made = MADE_FIVE + stone - 1
         for lid in self._line_ids[move]:
@@ -325,11 +339,14 @@ class GomokuSearchBoard:
             f1 += (not old[FIVES + 1]) - (not info[FIVES + 1])
             t0 += info[OPEN_THREES] - old[OPEN_THREES]
             t1 += info[OPEN_THREES + 1] - old[OPEN_THREES + 1]
+            m0 += (not old[FOUR_MAKERS]) - (not info[FOUR_MAKERS])
+            m1 += (not old[FOUR_MAKERS + 1]) - (not info[FOUR_MAKERS + 1])
             if info[made]:
                 self._winner = stone - 1
         self._balance = balance
         self._fours = [f0, f1]
         self._threes = [t0, t1]
+        self._makers = [m0, m1]
         near, cands = self._near, self.candidates
         cands.discard(move)
         for cell in self._neighbours[move]:
@@ -343,19 +360,16 @@ class GomokuSearchBoard:
         return [(cell, order[a][i] + order[b][j] + order[c][k] + order[d][m])
                 for cell in moves for a, i, b, j, c, k, d, m in (cell_lines[cell],)]
 
-    def _cells_of(self, field: int) -> set[int]:
-        """Board cells listed (as line offsets) in LineInfo `field` over all lines."""
+    def _cells_of(self, field: int, line_ids: Iterable[int] | None = None) -> set[int]:
+        """Board cells listed (as line offsets) in LineInfo `field` over all lines (or those given)."""
         out: set[int] = set()
-        line_cells = self._line_cells
-        for lid, info in enumerate(self._infos):
-            offsets = info[field]
+        line_cells, infos = self._line_cells, self._infos
+        for lid in range(len(infos)) if line_ids is None else line_ids:
+            offsets = infos[lid][field]
             if offsets:
                 cells = line_cells[lid]
                 out.update(cells[off] for off in offsets)
         return out
-
-    def _five_cells(self, colour: int) -> set[int]:
-        return self._cells_of(FIVES + colour)
 
     def __repr__(self) -> str:
         rows = ["".join(".XO"[self.cells[y * self.width + x]] for x in range(self.width))
@@ -363,19 +377,20 @@ class GomokuSearchBoard:
         return "GomokuSearchBoard(\n" + "\n".join(rows) + "\n)"
 
 
-def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES, threat_nodes: int = 0
-                ) -> Callable[[GomokuState], GomokuSearchBoard]:
+def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES, threat_nodes: int = 0,
+                root_threat_nodes: int = 0) -> Callable[[GomokuState], GomokuSearchBoard]:
     """`state -> board` for one player: every board shares one PatternTable, so the
     pattern caches (a third of a short search when cold) survive from move to move, and
-    with threat_nodes > 0 one ThreatSolver (its table too) with that budget per leaf."""
+    with a threat budget one ThreatSolver (its table too): `threat_nodes` per leaf,
+    `root_threat_nodes` before the search."""
     patterns = PatternTable(game.rule)
     threats = None
-    if threat_nodes > 0:
+    if threat_nodes > 0 or root_threat_nodes > 0:
         from engine.search.threats import ThreatSolver
         threats = ThreatSolver(game, patterns=patterns)
 
     def make(state: GomokuState) -> GomokuSearchBoard:
         board = GomokuSearchBoard.from_state(state, patterns=patterns, max_candidates=max_candidates)
-        board.threats, board.threat_nodes = threats, threat_nodes
+        board.threats, board.threat_nodes, board.root_threat_nodes = threats, threat_nodes, root_threat_nodes
         return board
     return make

@@ -58,7 +58,8 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
-    threat_nodes: int = 100  # gomoku: threat-solver nodes per leaf (x40 at the root); 0 = off
+    threat_nodes: int = 0           # gomoku threat solver: nodes per leaf (0 = off) ...
+    root_threat_nodes: int = 2000   # ... and before the search (0 = off); see ab_gomoku.py
 
 
 class TranspositionTable:
@@ -191,7 +192,7 @@ class _Run:
             return SearchResult(best_move=None, value=0.0)
         plan = getattr(self.board, "root_plan", None)
         if plan is not None and not self.limits.searchmoves:
-            win, allowed = plan()
+            win, allowed = plan(self.stopper)
             if win:
                 return self._proven_win(tuple(win))
             if allowed:
@@ -214,7 +215,7 @@ class _Run:
             except _Stopped:
                 break
             took = stopper.elapsed() - started
-            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 4.0
+            growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 6.0
             iteration_time = took
             score, best_move, _ = lines[0]
             self.tt.store(hash(root_key), depth, EXACT, score, best_move)
@@ -223,7 +224,7 @@ class _Run:
             if self.on_info is not None:
                 for line_info in infos:
                     self.on_info(line_info)
-            if self._resolved(lines, depth, settled, len(legal)):
+            if self._resolved(lines, depth, settled, len(root_moves)):
                 break
             depth += 1
         if limits.infinite and not stopper.event.is_set():
@@ -238,6 +239,18 @@ class _Run:
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
 
+    def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
+                  n_moves: int) -> bool:
+        """May iterative deepening end after `depth`?  Only when the limits let the search
+        choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
+        one root move (legal or allowed), every root move's result known without search
+        (`settled`), or every line's forced mate found with 4 plies to spare."""
+        if self.limits.infinite or self.limits.depth is not None:
+            return False
+        if n_moves == 1 or settled:
+            return True
+        return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
+
     def _proven_win(self, line: tuple[Move, ...]) -> SearchResult:
         """The board proved a win before searching (root_plan): play its line at once."""
         info = SearchInfo(depth=1, seldepth=len(line), value=1.0, nodes=self.nodes,
@@ -246,18 +259,6 @@ class _Run:
             self.on_info(info)
         return SearchResult(best_move=line[0], value=1.0, info=info,
                             ponder_move=line[1] if len(line) > 1 else None)
-
-    def _resolved(self, lines: list[tuple[int, Move, tuple[Move, ...]]], depth: int, settled: bool,
-                  n_legal: int) -> bool:
-        """May iterative deepening end after `depth`?  Only when the limits let the search
-        choose (not infinite, no fixed depth) and deeper passes cannot change the answer:
-        one legal move, every root move's result known without search (`settled`), or
-        every line's forced mate found with 4 plies to spare."""
-        if self.limits.infinite or self.limits.depth is not None:
-            return False
-        if n_legal == 1 or settled:
-            return True
-        return all(abs(score) > MATE_BOUND and depth > MATE_SCORE - abs(score) + 4 for score, _, _ in lines)
 
     def _root_moves(self, legal: Sequence[Move]) -> list[Move]:
         """Root candidates in search order: searchmoves if given, else the board's moves."""

@@ -132,7 +132,7 @@ class MCTS:
         answers = self._answers + [None] * (len(states) - len(self._answers))
         trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
-        self._prepare_roots(trees, limits.searchmoves)
+        self._prepare_roots(trees, limits.searchmoves, stopper)
         node_limit = limits.nodes if not limits.infinite else None
         next_info = INFO_INTERVAL
         decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
@@ -243,7 +243,8 @@ class MCTS:
                 frontier = [c for n in frontier for c in n.children.values()]
         return Node(state)
 
-    def _prepare_roots(self, trees: list[Tree], searchmoves: Sequence[Move] | None) -> None:
+    def _prepare_roots(self, trees: list[Tree], searchmoves: Sequence[Move] | None,
+                       stopper: Stopper | None = None) -> None:
         """Evaluate unexpanded roots in one call, add root noise, prove wins/losses in one."""
         # A reused node may be solved yet unexpanded (proven by its parent's tactics scan):
         # it still needs its moves to answer with one.
@@ -266,7 +267,7 @@ class MCTS:
             if self.config.root_tactics:
                 scan_root_tactics(root)
             if self._prover is not None:
-                self._prover.prove_root(root)
+                self._prover.prove_root(root, stopper)
 
     def _add_noise(self, tree: Tree) -> None:
         root = tree.root

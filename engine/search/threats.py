@@ -28,19 +28,25 @@ depth-bounded failures across calls; keep one ThreatSolver per player (not threa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Callable, Iterable
 
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.gomoku_patterns import PatternTable
+from engine.search.limits import Stopper
 
-__all__ = ["ThreatSolver", "ThreatResult", "Defence", "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
+__all__ = ["ThreatSolver", "ThreatResult", "Defence", "TreeProver", "time_cap", "DEFAULT_VCF_PLIES",
+           "DEFAULT_VCT_THREATS"]
 
 DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
 DEFAULT_VCT_THREATS = 4       # attacking threes/fours in a VCT
 _MAX_TT = 500_000             # entries before the table is dropped
 _ATTACKER_SALT = (0x2545F4914F6CDD1D, 0x9E3779B97F4A7C15)
 _VCT_SALT = 0x6A09E667F3BCC909
+_STOP_POLL = 32               # nodes between calls of a stop callback
+LEAF_FOUR_LINES = 2           # MCTS leaves are tried when the mover can make fours on this many lines
+LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
+ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,15 @@ class _OutOfBudget(Exception):
     pass
 
 
+def time_cap(stopper: Stopper | None, share: float) -> Callable[[], bool] | None:
+    """A solver stop callback: the search's stop, or `share` of the time it had left spent."""
+    if stopper is None:
+        return None
+    left = stopper.time_left()
+    give_up = stopper.elapsed() + (left * share if left is not None else float("inf"))
+    return lambda: stopper.should_stop() or stopper.elapsed() > give_up
+
+
 class ThreatSolver:
     """VCF/VCT/defence checks on gomoku positions of one game (size and rule)."""
 
@@ -98,6 +113,8 @@ class ThreatSolver:
         self._nodes = 0
         self._limit = 0
         self._hint: frozenset[int] = frozenset()
+        self.stop: Callable[[], bool] | None = None   # polled every _STOP_POLL nodes: True = give up
+        self._ticks = 0       # nodes over all calls (the stop poll's clock)
 
     # -- public ---------------------------------------------------------------------------
     def board_for(self, state: GomokuState) -> GomokuSearchBoard:
@@ -112,7 +129,8 @@ class ThreatSolver:
 
     def vcf(self, state: GomokuState, *, nodes: int = 20_000, max_plies: int = DEFAULT_VCF_PLIES,
             hint: Iterable[int] = ()) -> ThreatResult:
-        """The side to move's VCF (shortest is not promised; the first proof found)."""
+        """The side to move's VCF: the shortest proof (iterative deepening on the number of
+        fours; a proof kept in the table from an earlier call may be longer)."""
         if state.outcome() is not None:
             return ThreatResult(None, 0, True)
         return self.vcf_on(self.board_for(state), nodes=nodes, max_plies=max_plies, hint=hint)
@@ -121,8 +139,12 @@ class ThreatSolver:
                max_plies: int = DEFAULT_VCF_PLIES, hint: Iterable[int] = ()) -> ThreatResult:
         """vcf() on a caller's board (alpha-beta's), left as it was found."""
         self._start(nodes, hint)
+        line = None
         try:
-            line = self._vcf(board, (max_plies + 1) // 2)
+            for fours in range(1, (max_plies + 1) // 2 + 1):   # iterative deepening: the shortest proof
+                line = self._vcf(board, fours)
+                if line is not None:
+                    break
         except _OutOfBudget:
             return ThreatResult(None, self._nodes, False)
         return ThreatResult(None if line is None else tuple(line), self._nodes, True)
@@ -188,7 +210,9 @@ class ThreatSolver:
 
     def _count(self) -> None:
         self._nodes += 1
-        if self._nodes > self._limit:
+        self._ticks += 1
+        if self._nodes > self._limit or (self.stop is not None and not self._ticks % _STOP_POLL
+                                         and self.stop()):
             raise _OutOfBudget
 
     def _vcf(self, board: GomokuSearchBoard, fours: int) -> list[int] | None:
@@ -326,7 +350,10 @@ class ThreatSolver:
 class TreeProver:
     """The threat solver inside MCTS: proven wins and losses become exact node values.
 
-    A new leaf whose side to move has a VCF within `leaf_nodes` is solved as a win; at the
+    A new leaf at most LEAF_MAX_DEPTH plies below the root whose side to move can make fours
+    on LEAF_FOUR_LINES lines and has a VCF within `leaf_nodes` is solved as a win (the
+    solver's board is synced to each leaf it looks at: a few line updates even without a
+    VCF, about as much as one network evaluation; hence the depth limit); at the
     root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
     opponent has a VCF every root move that does not stop it is proven lost.  Other games'
     states are left alone.  One solver per game (size and rule), kept across searches.
@@ -335,6 +362,7 @@ class TreeProver:
     def __init__(self, leaf_nodes: int, root_nodes: int):
         self.leaf_nodes, self.root_nodes = leaf_nodes, root_nodes
         self._solvers: dict[GomokuGame, ThreatSolver] = {}
+        self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
 
     def _solver(self, state) -> ThreatSolver | None:
         game = getattr(state, "game", None)
@@ -350,33 +378,39 @@ class TreeProver:
         solver = self._solver(node.state) if node.solved is None else None
         if solver is None or self.leaf_nodes <= 0:
             return
+        if self._root_ply is not None and node.state.ply - self._root_ply > LEAF_MAX_DEPTH:
+            return
         board = solver.board_for(node.state)
-        if not board.four_cells(board.to_play):
-            return                                   # no four to start a VCF with
+        if board.four_lines(board.to_play) < LEAF_FOUR_LINES:
+            return                                   # too few fours to start a VCF worth the time
         proof = solver.vcf_on(board, nodes=self.leaf_nodes).line
         if proof is not None:
             node.solved, node.solved_plies = 1.0, len(proof)
 
-    def prove_root(self, root) -> None:
-        """An expanded root: prove its winning child, or the children that lose to a VCF."""
+    def prove_root(self, root, stopper: Stopper | None = None) -> None:
+        """An expanded root: prove its winning child, or the children that lose to a VCF.
+        Takes at most ROOT_TIME_SHARE of the time `stopper` has left."""
         from engine.search.tree import Node
 
         if root.solved is not None and root.moves:
             if root.proven is not None and (root.solved <= 0 or (root.proven > 0).any()):
                 return                    # proven through its children: the move is known
             root.solved = None            # a leaf's VCF (no move kept): prove it again here
+        self._root_ply = root.state.ply
         solver = self._solver(root.state) if root.moves else None
         if solver is None or self.root_nodes <= 0:
             return
         state = root.state
-        win = solver.vcf(state, nodes=self.root_nodes).line
+        solver.stop = time_cap(stopper, ROOT_TIME_SHARE)
+        try:
+            win = solver.vcf(state, nodes=self.root_nodes).line
+            defence = None if win is not None else solver.defences(state, nodes=self.root_nodes)
+        finally:
+            solver.stop = None
         results: dict[int, tuple[float, int]] = {}   # move -> (child's value for its mover, plies)
         if win is not None:
             results[win[0]] = (-1.0, len(win) - 1)
-        else:
-            defence = solver.defences(state, nodes=self.root_nodes)
-            if defence.refutations is None:
-                return
+        elif defence is not None and defence.refutations is not None:
             for move in root.moves:
                 line = defence.loses(move)
                 if line is not None:

@@ -140,6 +140,7 @@ function fmtCount(n) {
 function renderLook(s) {
   const look = s.look;
   $("searcher").textContent = look ? `(${look.searcher})` : "";
+  $("priors").parentElement.classList.toggle("hide", !(look && look.heat.length));   // MCTS only
   const [w, d, l] = look ? look.wdl_first : [0, 0, 0];
   const bar = $("wdl");
   bar.querySelector(".w").style.width = `${w / 10}%`;
@@ -495,8 +496,13 @@ function fillSettings(settings) {
   const opts = settings.opponent.options;
   fillNetworks();
   if (opts.player) $("player").value = opts.player;
+  if (opts.weights && ![...$("weights").options].some((o) => o.value === opts.weights)) {
+    $("weights").append(new Option(opts.weights, opts.weights));     // a file given on the command line
+  }
   $("weights").value = opts.weights || "";
   $("nodes").value = opts.nodes || "";
+  $("more").value = Object.entries(opts).filter(([k]) => !["player", "weights", "nodes"].includes(k))
+    .map(([k, v]) => `${k}=${v}`).join(" ");
   $("position").value = settings.position;
   const labels = settings.game === "chess" ? ["first (White)", "second (Black)"] : ["first (black stones)", "second (white stones)"];
   $("human").options[0].text = labels[0];
@@ -515,6 +521,10 @@ function formSettings() {
   const optionsOut = { player: $("player").value };
   if ($("weights").value) optionsOut.weights = $("weights").value;
   if ($("nodes").value) optionsOut.nodes = $("nodes").value;
+  for (const pair of $("more").value.split(/\s+/).filter(Boolean)) {   // key=value; the server checks them
+    const at = pair.indexOf("=");
+    optionsOut[at < 0 ? pair : pair.slice(0, at)] = at < 0 ? "" : pair.slice(at + 1);
+  }
   return {
     game: $("game").value, width: $("width").value, height: $("height").value, rule: $("rule").value,
     mode: $("mode").value, human: Number($("human").value), movetime: $("movetime").value,
