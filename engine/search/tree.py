@@ -101,50 +101,48 @@ class Node:
         if self.edges is None:
             self.edges = {}
 
-    def _ordered(self) -> list[int]:
-        order = self.order
-        if order is None:
+    def _ordered(self) -> Sequence[int]:
+        if self.order is None:
             prior = self.prior
             if len(prior) and prior.min() == prior.max():   # uniform: index order
-                order = range(len(prior))  # type: ignore[assignment]
+                self.order = range(len(prior))  # type: ignore[assignment]
             else:
-                order = np.argsort(-prior, kind="stable").tolist()
-            self.order = order
+                self.order = np.argsort(-prior, kind="stable").tolist()
             self.cursor = 0
-        return order
+        return self.order  # type: ignore[return-value]
 
     @property
-    def visits(self) -> np.ndarray | None:
+    def visits(self) -> np.ndarray:
         """[A] float32 visits per child (virtual losses included); None before any selection."""
         return self._dense(0)
 
     @property
-    def value_sum(self) -> np.ndarray | None:
+    def value_sum(self) -> np.ndarray:
         return self._dense(1)
 
     @property
-    def q(self) -> np.ndarray | None:
-        """[A] float32 value_sum / visits, 0 where unvisited."""
+    def q(self) -> np.ndarray:
+        """[A] float32 value_sum / visits, 0 where unvisited (None before any selection)."""
         if self.edges is None:
-            return None
+            return None  # type: ignore[return-value]
         out = np.zeros(len(self.prior), dtype=np.float32)
         for a, (n, w, _) in self.edges.items():
             out[a] = w / n
         return out
 
     @property
-    def unvisited(self) -> np.ndarray | None:
-        """[A] float32, 1.0 where the child has no visits."""
+    def unvisited(self) -> np.ndarray:
+        """[A] float32, 1.0 where the child has no visits (None before any selection)."""
         if self.edges is None:
-            return None
+            return None  # type: ignore[return-value]
         out = np.ones(len(self.prior), dtype=np.float32)
         if self.edges:
             out[list(self.edges)] = 0.0
         return out
 
-    def _dense(self, field: int) -> np.ndarray | None:
+    def _dense(self, field: int) -> np.ndarray:
         if self.edges is None:
-            return None
+            return None  # type: ignore[return-value]
         out = np.zeros(len(self.prior), dtype=np.float32)
         for a, edge in self.edges.items():
             out[a] = edge[field]
