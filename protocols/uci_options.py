@@ -18,8 +18,10 @@ def _line(spec: OptionSpec, value: object) -> str:
         low = 0 if spec.default is None else int(spec.minimum or 0)   # 0: unset
         high = f" max {int(spec.maximum)}" if spec.maximum is not None else ""
         return f"{head} spin default {value or 0} min {low}{high}"
-    # UCI has no float type: numbers and paths are strings
-    return f"{head} string default {'<empty>' if value is None else value}"
+    # UCI has no float type: numbers and paths are strings; an unset number is the game's own
+    if value is None:
+        value = "auto" if spec.kind == "float" else "<empty>"
+    return f"{head} string default {value}"
 
 
 def player_option_lines(options: PlayerOptions) -> list[str]:

@@ -407,3 +407,38 @@ def test_mcts_bench_prints_search_efficiency():
     overhead = [line for line in lines if "per-node overhead" in line]
     assert len(overhead) == 1 and "with a free evaluator" in overhead[0]
     assert int(overhead[0].split("per-node overhead ")[1].split()[0]) > 0
+
+
+class SkewedEvaluator:
+    """Priors proportional to 1, 2, 3, ... over the legal moves; value 0."""
+
+    def evaluate(self, states):
+        out = []
+        for s in states:
+            weights = np.arange(1, len(s.legal_moves()) + 1, dtype=np.float64)
+            out.append(Evaluation(priors=weights / weights.sum(), value=0.0))
+        return out
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])
+def test_policy_temperature_reshapes_the_priors(temperature):
+    state = gomoku(7).initial_state()
+    search = mcts(SkewedEvaluator(), policy_temperature=temperature)
+    search.search(state, Limits(nodes=10))
+    weights = np.arange(1, len(state.legal_moves()) + 1, dtype=np.float64) ** (1.0 / temperature)
+    np.testing.assert_allclose(search._roots[0].prior, weights / weights.sum(), rtol=1e-5)
+
+
+def test_policy_temperature_must_be_positive():
+    with pytest.raises(ValueError, match="policy_temperature"):
+        MCTSConfig(policy_temperature=0.0)
+
+
+def test_player_options_reach_the_mcts_config(monkeypatch):
+    from engine.players import PlayerOptions, build
+    game = get_game("chess")
+    monkeypatch.setitem(build.MCTS_TUNED, "chess", {"fpu_reduction": 0.4, "policy_temperature": 1.7})
+    tuned = build.make_searcher(game, PlayerOptions(player="mcts", weights=None))
+    assert (tuned.config.fpu_reduction, tuned.config.policy_temperature) == (0.4, 1.7)
+    chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2))
+    assert (chosen.config.fpu_reduction, chosen.config.policy_temperature) == (0.1, 1.2)

@@ -143,15 +143,24 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
         # The first network run is slow (allocation, kernel choice): pay it here, at UCI
         # isready / Gomocup START, not out of the first move's budget.
         evaluator.evaluate([game.initial_state()])
+    tuned = MCTS_TUNED.get(game.name, {})
+    fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
+    temperature = (options.policy_temp if options.policy_temp is not None
+                   else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),
-                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0))
+                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0),
+                        fpu_reduction=fpu, policy_temperature=temperature)
     return MCTS(evaluator, config)
 
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
+
+# MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
+# matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.
+MCTS_TUNED: dict[str, dict[str, float]] = {}
 
 
 def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:

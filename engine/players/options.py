@@ -50,6 +50,8 @@ class OptionSpec:
         if self.kind == "path":
             return None if text in ("", "<empty>") else text
         if self.kind == "float":
+            if self.default is None and text.lower() in ("", "<empty>", "auto"):
+                return None   # unset: the game's tuned value
             try:
                 number = float(text)
             except ValueError:
@@ -91,6 +93,12 @@ class PlayerOptions:
         "int", "MCTS leaves per network call.", uci="MinibatchSize", minimum=1, maximum=4096))
     cpuct: float = _option(1.25, OptionSpec(
         "float", "MCTS exploration constant c_init of PUCT.", uci="CPuct", minimum=0.0))
+    fpu: float | None = _option(None, OptionSpec(
+        "float", "MCTS first-play urgency: an unvisited move counts as the parent's Q minus this "
+        "[auto: the game's tuned value].", uci="FpuReduction", minimum=0.0))
+    policy_temp: float | None = _option(None, OptionSpec(
+        "float", "MCTS policy softmax temperature: priors become p^(1/T), renormalised; above 1 "
+        "widens the search [auto: the game's tuned value].", key="policy-temp", uci="PolicyTemperature", minimum=0.05))
     threads: int = _option(1, OptionSpec(
         "int", "Network inference threads.", uci="Threads", minimum=1, maximum=256))
     hash_mb: int = _option(64, OptionSpec(

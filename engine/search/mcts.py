@@ -34,7 +34,7 @@ import numpy as np
 from engine.search.limits import Stopper
 from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_children, scan_root_tactics,
                                searchmoves_mask)
-from engine.types import Limits, Move, SearchInfo, SearchResult
+from engine.types import Evaluation, Limits, Move, SearchInfo, SearchResult
 
 __all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
@@ -47,6 +47,8 @@ class MCTSConfig:
     """Search settings; defaults are the AlphaZero paper's where it has one.
 
     fpu_reduction: an unvisited child counts as Q(parent) - fpu_reduction (first-play urgency).
+    policy_temperature: priors become p^(1/T), renormalised (lc0's policy softmax temperature:
+    above 1 spreads a sharp network's visits at low node counts).
     virtual_loss: visits (each a loss) added on a path while its leaf awaits evaluation.
     dirichlet_alpha: None = game default (0.3 chess, 10 / legal moves for gomoku).
     formula: "puct" (AlphaZero) or "ucb1" (classic UCT: Q + ucb1_c * sqrt(ln N / n),
@@ -58,6 +60,7 @@ class MCTSConfig:
     c_base: float = 19652.0
     c_init: float = 1.25
     fpu_reduction: float = 0.25
+    policy_temperature: float = 1.0
     leaves_per_batch: int = 16
     virtual_loss: float = 1.0
     dirichlet_alpha: float | None = None
@@ -75,6 +78,8 @@ class MCTSConfig:
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
             raise ValueError("leaves_per_batch must be >= 1")
+        if not self.policy_temperature > 0.0:
+            raise ValueError("policy_temperature must be > 0")
         if self.formula not in ("puct", "ucb1"):
             raise ValueError(f"unknown formula {self.formula!r} (expected puct or ucb1)")
 
@@ -356,6 +361,9 @@ class MCTS:
         evaluations = self.evaluator.evaluate(unique)
         if len(evaluations) != len(unique):
             raise ValueError(f"evaluator returned {len(evaluations)} results for {len(unique)} states")
+        inverse_t = 1.0 / self.config.policy_temperature
+        if inverse_t != 1.0:
+            evaluations = [_tempered(e, inverse_t) for e in evaluations]
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
             if self._prover is not None:
@@ -445,6 +453,19 @@ class MCTS:
             visits = tuple(int(j == a) for j in range(len(visits)))
         return SearchResult(best_move=move, value=info.value, info=info,
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+def _tempered(evaluation: Evaluation, inverse_t: float) -> Evaluation:
+    """The evaluation with priors p^(1/T), renormalised (softmax temperature T on the logits)."""
+    priors = np.asarray(evaluation.priors, dtype=np.float64)
+    if priors.size == 0:
+        return evaluation
+    powered = np.power(np.maximum(priors, 0.0), inverse_t)
+    total = powered.sum()
+    if not total > 0.0:
+        return evaluation
+    return Evaluation(priors=(powered / total).astype(np.float32), value=evaluation.value,
+                      extra=evaluation.extra)
 
 
 def _raw_priors(root: Node) -> tuple[float, ...] | None:
