@@ -17,66 +17,29 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from engine.games import Game, State, get_game
+from engine.games import Game, State, game_class, get_game
 from engine.players import PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "run_mcts_bench", "bench_game", "GameBench",
-           "run_threat_bench", "free_evaluator_overhead", "CHESS_FENS", "GOMOKU_OPENINGS", "THREAT_POSITIONS"]
+           "run_threat_bench", "free_evaluator_overhead", "THREAT_POSITIONS"]
 
-CHESS_FENS: tuple[tuple[str, str], ...] = (
-    ("start", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
-    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
-    ("perft 3 (rook endgame)", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"),
-    ("perft 4 (promotions)", "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1"),
-    ("perft 5", "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8"),
-    ("perft 6 (italian)", "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"),
-    ("sicilian middlegame", "r1bqkb1r/1p3ppp/p1nppn2/8/3NP3/2N1B3/PPP1BPPP/R2QK2R w KQkq - 0 8"),
-    ("queen endgame", "6k1/5p1p/6p1/3Q4/8/6P1/q4P1P/6K1 b - - 0 40"),
-)
-
-# Gomoku openings in column-letter / row-number notation (a1 = x 0, y 0), black first.
-GOMOKU_OPENINGS: tuple[tuple[str, int, str], ...] = (
-    ("15x15 two stones", 15, "h8 i9"),
-    ("15x15 sure-star", 15, "h8 i8 i9 g7 h10"),
-    ("15x15 middle game", 15, "h8 h9 i9 g7 j10 k11 i7 i8 j8 k9 g9"),
-    ("15x15 edge fight", 15, "c3 d4 d3 e3 c4 c5 b2 a1"),
-    ("20x20 three stones", 20, "j10 k11 k10"),
-    ("20x20 middle game", 20, "j10 k10 k11 l12 j11 j12 i12 l9 h13"),
-)
-
-# Fixed per-game alpha-beta depths: about 10 s per game on one free core (measured 2026-11).
-ALPHABETA_DEPTH = {"chess": 6, "gomoku": 9}
 OTHER_PLAYER_NODES = 800  # mcts/uct/random: a node budget per position instead of a depth
 THROUGHPUT_SECONDS = 2.0  # mcts: how long the evaluator alone is timed per game
 
 
-def _gomoku_move(width: int, text: str) -> int:
-    x = ord(text[0]) - ord("a")
-    y = int(text[1:]) - 1
-    return y * width + x
-
-
 def bench_positions(game_name: str) -> list[tuple[str, State]]:
-    """The bench's fixed positions for `game_name`, as (label, state) pairs."""
-    if game_name == "chess":
-        chess_game = get_game("chess")
-        return [(f"{label}: {fen}", chess_game.state_from_fen(fen)) for label, fen in CHESS_FENS]
-    if game_name == "gomoku":
-        positions: list[tuple[str, State]] = []
-        for label, size, stones in GOMOKU_OPENINGS:
-            game = get_game("gomoku", width=size, height=size)
-            moves = [_gomoku_move(size, stone) for stone in stones.split()]
-            positions.append((f"{label}: {stones}", game.state_from_moves(moves)))
-        return positions
-    raise ValueError(f"no bench positions for {game_name!r}")
+    """The bench's fixed positions for `game_name`, as (label, state) pairs (the game's own:
+    engine/games/<game>.py)."""
+    positions: list[tuple[str, State]] = game_class(game_name).bench_positions()
+    return positions
 
 
 def default_limits(game_name: str, options: PlayerOptions) -> Limits:
     """The fixed limit per position when the command line names none."""
     if options.player == "alphabeta":
-        return Limits(depth=ALPHABETA_DEPTH[game_name])
+        return Limits(depth=game_class(game_name).bench_depth)
     return Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
 
 
@@ -97,7 +60,7 @@ def run_bench(games: list[str], options: PlayerOptions, limits: Limits | None,
         echo(f"# {game_name}: {len(positions)} positions, player {resolved.player}, {_describe(game_limits)}")
         searchers: dict[object, Searcher] = {}
         for index, (label, state) in enumerate(positions, 1):
-            game = _game_of(state, game_name)
+            game = state.game
             searcher = searchers.get(game)
             if searcher is None:
                 searcher = searchers[game] = _build(game, resolved, echo)
@@ -115,12 +78,6 @@ def _build(game: Game, options: PlayerOptions, echo: Callable[[str], None]) -> S
     for note in built.notes:
         echo(f"# {note}")
     return built.searcher
-
-
-def _game_of(state: State, game_name: str) -> Game:
-    """The state's own game (gomoku states know their board; chess has one game)."""
-    game = getattr(state, "game", None)
-    return game if game is not None else get_game(game_name)
 
 
 def _totals(nodes: int, seconds: float, echo: Callable[[str], None]) -> tuple[int, float]:
@@ -182,7 +139,7 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
     searcher: Any = _build(game, options.with_changes(player="mcts"), echo)
     timed = searcher.evaluator = _TimedEvaluator(searcher.evaluator)
     limits = limits or Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
-    label = game.name if game.name == "chess" else f"gomoku {game.width}x{game.height}"  # type: ignore[attr-defined]
+    label = game.label
     echo(f"# mcts {label}: {len(positions)} positions, batch {options.batch}, "
          f"evaluator {type(timed.inner).__name__}")
     total_nodes, total_time = 0, 0.0
@@ -258,7 +215,7 @@ def run_mcts_bench(games: Sequence[str], options: PlayerOptions, limits: Limits 
     for name in games:
         pairs = positions[name] if positions is not None else bench_positions(name)
         for label, state in pairs:
-            groups.setdefault(_game_of(state, name), []).append((label, state))
+            groups.setdefault(state.game, []).append((label, state))
     figures = [bench_game(game, options, limits, echo, pairs) for game, pairs in groups.items()]
     return _totals(sum(f.nodes for f in figures), sum(f.seconds for f in figures), echo)
 

@@ -78,9 +78,8 @@ def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, sca
             raise click.BadParameter("--scale measures a network: pass --weights", param_hint="--weights")
         game = (games or ("gomoku",))[0]
         try:
-            run_scale_bench(find_weights(options.weights), GameSpec(game, 15, 15) if game == "gomoku"
-                            else GameSpec("chess", 8, 8, ""), device=options.device, nodes=options.nodes or 64,
-                            leaves=options.batch, echo=click.echo)
+            run_scale_bench(find_weights(options.weights), GameSpec.named(game), device=options.device,
+                            nodes=options.nodes or 64, leaves=options.batch, echo=click.echo)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
         return
@@ -119,19 +118,18 @@ def init_net(path: str, game: str, net: str, seed: int, onnx: bool) -> None:
 def board_specs(game: str, board: str | None, rule: str) -> list[Any]:
     """--board "9,15,12x10" -> one GameSpec per board (gomoku); chess takes no --board.
     Shared with protocols/cli.py (the teacher command), hence public."""
-    from engine.games import GameSetupError, get_game
+    from engine.games import GameSetupError, game_class
     from engine.train.samples import GameSpec
 
-    if game == "chess":
+    if not game_class(game).sized:
         if board is not None:
-            raise click.BadParameter("chess has no board sizes", param_hint="--board")
-        return [GameSpec("chess", 8, 8, "")]
+            raise click.BadParameter(f"{game} has no board sizes", param_hint="--board")
+        return [GameSpec.named(game)]
     specs = []
     for part in (board or "15").split(","):
         try:
             width, _, height = part.strip().lower().partition("x")
-            spec = GameSpec("gomoku", int(width), int(height or width), rule)
-            get_game("gomoku", width=spec.width, height=spec.height, rule=rule)
+            spec = GameSpec.named(game, int(width), int(height or width), rule)
         except (ValueError, GameSetupError) as exc:
             detail = str(exc) if isinstance(exc, GameSetupError) else "expected sizes like 9,15 or 12x10"
             raise click.BadParameter(f"{part.strip()!r}: {detail}", param_hint="--board") from None

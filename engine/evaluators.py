@@ -11,6 +11,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from engine.games import load_named
 from engine.types import Evaluation, value_from_cp
 
 __all__ = ["Evaluator", "UniformEvaluator", "GomokuHeuristicEvaluator", "ChessMaterialEvaluator",
@@ -147,9 +148,7 @@ class ChessMaterialEvaluator:
 
 
 def heuristic_evaluator(game) -> Evaluator:
-    """The no-network evaluator for a game (MCTS without weights, UCT priors)."""
-    if game.name == "gomoku":
-        return GomokuHeuristicEvaluator()
-    if game.name == "chess":
-        return ChessMaterialEvaluator()
-    return UniformEvaluator()
+    """The no-network evaluator for a game (MCTS without weights, UCT priors): the one its
+    rules name (Game.heuristic)."""
+    evaluator: Evaluator = load_named(game.heuristic)()
+    return evaluator

@@ -1,6 +1,13 @@
-"""Game rules.  `get_game` is the one place that turns a name and settings into a Game."""
+"""Game rules.  `get_game` is the one place that turns a name and settings into a Game.
+
+The registry below is the one line a game adds here: its name and its Game class.  The
+class carries the game's facts (engine/games/base.py's Game: board settings, training
+draw cap, root noise, heuristic evaluator, bench positions); its codec, the network
+side, is registered in engine/nn/codecs.py.
+"""
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome, State
@@ -9,7 +16,34 @@ if TYPE_CHECKING:  # imported lazily at run time (python-chess only when chess i
     from engine.games.chess import ChessGame
     from engine.games.gomoku import GomokuGame
 
-__all__ = ["get_game", "Game", "State", "Outcome", "IllegalMoveError", "GameSetupError"]
+__all__ = ["get_game", "game_on_board", "game_class", "game_names", "load_named", "Game", "State", "Outcome",
+           "IllegalMoveError", "GameSetupError"]
+
+# game name -> "module:Class" of its rules (imported on first use)
+_GAMES = {
+    "chess": "engine.games.chess:ChessGame",
+    "gomoku": "engine.games.gomoku:GomokuGame",
+}
+
+
+def load_named(reference: str) -> Any:
+    """"module:attribute" -> the attribute, importing the module (how a game names code
+    that lives above the rules layer without importing it)."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def game_names() -> tuple[str, ...]:
+    """The games get_game knows."""
+    return tuple(_GAMES)
+
+
+def game_class(name: str) -> Any:
+    """The Game class of `name`: its class attributes answer per-game questions without a board."""
+    reference = _GAMES.get(name)
+    if reference is None:
+        raise GameSetupError(f"unknown game {name!r} (expected {' or '.join(_GAMES)})")
+    return load_named(reference)
 
 
 @overload
@@ -22,12 +56,15 @@ def get_game(name: str, **settings: Any) -> Game: ...
 
 def get_game(name: str, **settings: Any) -> Game:
     """get_game("chess") or get_game("gomoku", width=15, height=15, rule="freestyle")."""
-    if name == "chess":
-        from engine.games.chess import ChessGame
-        if settings:
-            raise GameSetupError(f"chess takes no settings, got {sorted(settings)}")
-        return ChessGame()
-    if name == "gomoku":
-        from engine.games.gomoku import GomokuGame
-        return GomokuGame(**settings)
-    raise GameSetupError(f"unknown game {name!r} (expected chess or gomoku)")
+    cls = game_class(name)
+    if settings and not cls.sized:
+        raise GameSetupError(f"{name} takes no settings, got {sorted(settings)}")
+    return cls(**settings)  # type: ignore[no-any-return]
+
+
+def game_on_board(name: str, width: int, height: int, rule: str = "freestyle") -> Game:
+    """`name` on a width x height board under `rule` where the game takes board settings,
+    else on its one board (the board arguments are then ignored)."""
+    if not game_class(name).sized:
+        return get_game(name)
+    return get_game(name, width=width, height=height, rule=rule)

@@ -244,6 +244,7 @@ class ChessCodec:
     outputs = ("from", "to", "wdl")
     network = "engine.nn.model:ChessNet"
     symmetric = False             # castling and pawn direction break the board's symmetries
+    factored = True               # from head [64] x to head [64, 73]
 
     encode = staticmethod(encode)
     legal_index = staticmethod(legal_index)

@@ -119,6 +119,7 @@ class GomokuCodec:
     outputs = ("policy", "wdl")
     network = "engine.nn.model:GomokuNet"
     symmetric = True
+    factored = False              # one logit per cell
 
     encode = staticmethod(encode)
     legal_index = staticmethod(legal_index)

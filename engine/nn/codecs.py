@@ -32,6 +32,8 @@ class GameCodec(Protocol):
     outputs: tuple[str, ...]          # network/ONNX outputs: the policy head(s), then "wdl"
     network: str                      # "module:Class" of the torch network for this game
     symmetric: bool                   # board symmetries apply (augmentation, symmetric evaluation)
+    factored: bool                    # policy p(from) * p(to | from): heads [B, F] and [B, F, S], index
+                                      # from * S + slot; else one logit per index ([B, H, W])
 
     def encode(self, states: Sequence[Any]) -> np.ndarray: ...
     def legal_index(self, state: Any) -> np.ndarray: ...

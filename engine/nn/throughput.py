@@ -63,7 +63,7 @@ def _rates(evaluator: Any, states: Sequence[Any], batch: int, seconds: float) ->
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from engine.games import get_game
+    from engine.games import game_on_board
     from engine.nn.checkpoint import create_random_checkpoint
     from engine.nn.evaluator import NetworkEvaluator
 
@@ -80,8 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     backends = args.backends.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         for game_name in args.games.split(","):
-            game = get_game(game_name) if game_name == "chess" else get_game(
-                "gomoku", width=args.size, height=args.size)
+            game = game_on_board(game_name, args.size, args.size)
             weights = Path(tmp) / f"{game_name}.pt"
             create_random_checkpoint(weights, game_name, args.net, seed=1)
             states = sample_states(game, 256)

@@ -50,7 +50,7 @@ class MCTSConfig:
     policy_temperature: priors become p^(1/T), renormalised (lc0's policy softmax temperature:
     above 1 spreads a sharp network's visits at low node counts).
     virtual_loss: visits (each a loss) added on a path while its leaf awaits evaluation.
-    dirichlet_alpha: None = game default (0.3 chess, 10 / legal moves for gomoku).
+    dirichlet_alpha: None = the game's (Game.dirichlet_alpha: 0.3 chess, 10 / legal moves for gomoku).
     formula: "puct" (AlphaZero) or "ucb1" (classic UCT: Q + ucb1_c * sqrt(ln N / n),
     unvisited children first in prior order).
     default_nodes: playouts per search when the limits name no node or time budget.
@@ -85,11 +85,8 @@ class MCTSConfig:
 
 
 def _dirichlet_alpha(state, n_moves: int, configured: float | None) -> float:
-    if configured is not None:
-        return configured
-    if getattr(getattr(state, "game", None), "name", None) == "gomoku":
-        return 10.0 / max(n_moves, 1)
-    return 0.3
+    """The configured alpha, else the game's (Game.dirichlet_alpha)."""
+    return configured if configured is not None else float(state.game.dirichlet_alpha(n_moves))
 
 
 class MCTS:

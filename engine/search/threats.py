@@ -365,7 +365,7 @@ class TreeProver:
         self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
 
     def _solver(self, state) -> ThreatSolver | None:
-        game = getattr(state, "game", None)
+        game = state.game
         if not isinstance(game, GomokuGame) or state.outcome() is not None:
             return None
         solver = self._solvers.get(game)

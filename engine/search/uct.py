@@ -10,9 +10,10 @@ material at the cap.  Priors only order the unvisited children.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from engine.evaluators import chess_material_cp, heuristic_evaluator
+from engine.games import load_named
 from engine.types import Evaluation, value_from_cp
 
 __all__ = ["RolloutEvaluator", "gomoku_rollout", "chess_rollout", "CHESS_ROLLOUT_PLIES"]
@@ -60,21 +61,15 @@ def chess_rollout(state, rng: random.Random, max_plies: int = CHESS_ROLLOUT_PLIE
 
 
 class RolloutEvaluator:
-    """Value = one random rollout; priors from the game's cheap heuristic (move order only)."""
+    """Value = one random rollout (the game's `rollout`, below); priors from the game's cheap
+    heuristic (move order only)."""
 
-    def __init__(self, game, seed: int | None = None, chess_plies: int = CHESS_ROLLOUT_PLIES):
+    def __init__(self, game, seed: int | None = None):
         self._priors = heuristic_evaluator(game)
         self._rng = random.Random(seed)
-        self._chess_plies = chess_plies
-        self._gomoku = game.name == "gomoku"
+        self._rollout: Callable[[Any, random.Random], float] = load_named(game.rollout)
 
     def evaluate(self, states: Sequence) -> list[Evaluation]:
         priors = self._priors.evaluate(states)
-        out = []
-        for state, prior in zip(states, priors):
-            if self._gomoku:
-                value = gomoku_rollout(state, self._rng)
-            else:
-                value = chess_rollout(state, self._rng, self._chess_plies)
-            out.append(Evaluation(priors=prior.priors, value=value))
-        return out
+        return [Evaluation(priors=prior.priors, value=self._rollout(state, self._rng))
+                for state, prior in zip(states, priors)]

@@ -71,20 +71,24 @@ class GameSpec:
     rule: str = "freestyle"
 
     def make(self) -> Any:
-        from engine.games import get_game
-        if self.name == "chess":
-            return get_game("chess")
-        return get_game(self.name, width=self.width, height=self.height, rule=self.rule)
+        from engine.games import game_on_board
+        return game_on_board(self.name, self.width, self.height, self.rule)
 
     @property
     def label(self) -> str:
-        return "chess" if self.name == "chess" else f"gomoku{self.width}x{self.height}"
+        """File-name label: "chess", "gomoku15x15"."""
+        from engine.games import game_class
+        return f"{self.name}{self.width}x{self.height}" if game_class(self.name).sized else self.name
 
     @classmethod
     def of(cls, game: Any) -> "GameSpec":
-        if game.name == "chess":
-            return cls("chess", 8, 8, "")
         return cls(game.name, game.width, game.height, game.rule)
+
+    @classmethod
+    def named(cls, name: str, width: int = 15, height: int = 15, rule: str = "freestyle") -> "GameSpec":
+        """The spec of `name` on this board where the game takes board settings, else on its
+        one board; GameSetupError for a board the game does not allow."""
+        return cls.of(cls(name, width, height, rule).make())
 
 
 def policy_size(game: str, height: int, width: int) -> int:

@@ -33,10 +33,7 @@ from engine.search.mcts import MCTS, MCTSConfig
 from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
 from engine.types import Limits, SearchResult
 
-__all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed",
-           "CHESS_MAX_PLIES"]
-
-CHESS_MAX_PLIES = 300
+__all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +41,8 @@ class SelfPlayConfig:
     """playouts: MCTS playouts per move.  leaves_per_batch: leaves per tree per network call
     (so one call evaluates up to games x leaves_per_batch positions).
     temperature_plies: plies played by sampling visits (T = 1); then the best move.
-    max_plies: a game still running after this many plies is a draw (None: chess 300,
-    gomoku no cap).  resign_value: the side to move resigns when its root value falls
+    max_plies: a game still running after this many plies is a draw (None: the game's
+    Game.max_plies, chess 300, gomoku no cap).  resign_value: the side to move resigns when its root value falls
     to this or below (e.g. -0.95) after resign_min_ply plies; None = never.
     device / backend / threads: how the network runs (threads = 1 when many workers share
     the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's.
@@ -164,9 +161,7 @@ def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
     fast = MCTS(evaluator, MCTSConfig(c_init=config.c_init, leaves_per_batch=config.leaves_per_batch,
                                       temperature=0.0)) if capped else None
     fast_limits = Limits(nodes=config.fast_playouts or max(1, config.playouts // 4))
-    max_plies = config.max_plies
-    if max_plies is None and spec.name == "chess":
-        max_plies = CHESS_MAX_PLIES
+    max_plies = config.max_plies if config.max_plies is not None else game.max_plies
     limits = Limits(nodes=config.playouts)
     games = [_Game(i, game.initial_state(), game_seed(seed, i)) for i in range(n_games)]
     if config.resign_value is not None and config.resign_playthrough > 0:

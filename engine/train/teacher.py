@@ -26,7 +26,7 @@ import numpy as np
 
 from engine.games.base import Outcome
 from engine.train.samples import GameSpec, Sample, make_sample, wdl_from_value, with_outcome
-from engine.train.selfplay import CHESS_MAX_PLIES, game_seed
+from engine.train.selfplay import game_seed
 from engine.types import Limits, Move, SearchInfo
 
 __all__ = ["TeacherConfig", "Advice", "Teach", "TeacherFactory", "teacher_batch", "soft_target"]
@@ -38,9 +38,9 @@ class TeacherConfig:
     move for a soft target (1 = one-hot).  soft_tau: temperature of that softmax, in value
     units.  opening_plies / opening_radius: random plies at the start (gomoku: within
     opening_radius cells of the centre).  epsilon: chance that a ply plays a random move
-    (gomoku: next to a stone).  max_plies: a longer game is a draw (None: chess 300,
-    gomoku no cap).  hash_mb: our alpha-beta's table.  uci: chess only, an external
-    engine's command line (argv) for a `make_teacher` that drives one (see
+    (gomoku: next to a stone).  max_plies: a longer game is a draw (None: the game's
+    Game.max_plies, chess 300, gomoku no cap).  hash_mb: our alpha-beta's table.  uci:
+    chess only, an external engine's command line (argv) for a `make_teacher` that drives one (see
     protocols.uci_teacher); uci_options: (name, value) pairs it is configured with.
     gomocup / gomocup_info: gomoku only, a Gomocup brain's argv and the INFO (key, value)
     pairs sent before play (protocols.gomocup_teacher).  openings: chess FENs a game
@@ -121,10 +121,10 @@ def _alphabeta_teacher(game: Any, config: TeacherConfig) -> tuple[Teach, Callabl
 
 
 def _random_move(state: Any, rng: random.Random, radius: int | None = None) -> Move:
-    """Chess: any legal move.  Gomoku: a cell within `radius` of the centre (opening),
-    else next to a stone, so a random ply is still a move a player might consider."""
+    """Chess: any legal move.  Stone games (gomoku): a cell within `radius` of the centre
+    (opening), else next to a stone, so a random ply is still a move a player might consider."""
     legal = list(state.legal_moves())
-    if not hasattr(state, "cells"):
+    if not state.game.stones:
         return rng.choice(legal)
     w, h = state.width, state.height
     if radius is not None or state.ply == 0:
@@ -146,18 +146,16 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
     if n_games < 1:
         raise ValueError("n_games must be >= 1")
     game = spec.make()
-    if config.uci is not None and spec.name != "chess":
-        raise ValueError("an external UCI teacher plays chess only")
+    if config.uci is not None and game.protocol != "uci":
+        raise ValueError(f"an external UCI teacher cannot play {spec.name} (its engines speak {game.protocol})")
     if config.uci is not None and make_teacher is None:
         raise ValueError("an external UCI teacher needs make_teacher=protocols.uci_teacher.uci_teacher")
-    if config.gomocup is not None and spec.name != "gomoku":
-        raise ValueError("a Gomocup teacher plays gomoku only")
+    if config.gomocup is not None and game.protocol != "gomocup":
+        raise ValueError(f"a Gomocup teacher cannot play {spec.name} (its engines speak {game.protocol})")
     if config.gomocup is not None and make_teacher is None:
         raise ValueError("a Gomocup teacher needs make_teacher=protocols.gomocup_teacher.gomocup_teacher")
     teach, close = make_teacher(config) if make_teacher is not None else _alphabeta_teacher(game, config)
-    max_plies = config.max_plies
-    if max_plies is None and spec.name == "chess":
-        max_plies = CHESS_MAX_PLIES
+    max_plies = config.max_plies if config.max_plies is not None else game.max_plies
     samples: list[Sample] = []
     try:
         for index in range(n_games):

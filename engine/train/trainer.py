@@ -48,6 +48,7 @@ import torch
 from torch import nn
 
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
+from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write
 from engine.nn.model import build_model
 from engine.nn.spec import NetConfig, parse_net
@@ -138,7 +139,8 @@ def lr_at(config: TrainConfig, step: int) -> float:
 def policy_loss(game: str, policy_outputs: tuple[torch.Tensor, ...], target: torch.Tensor,
                 legal: torch.Tensor) -> torch.Tensor:
     """Cross-entropy [B] of the targets against the masked policy (see the module docstring).
-    gomoku: policy_outputs = (logits [B, H, W],); chess: (from [B, 64], to [B, 64, 73]).
+    One logit per index (gomoku): policy_outputs = (logits [B, H, W],); factored (the codec
+    says `factored`; chess): (from [B, 64], to [B, 64, 73]).
     target float [B, P] and legal bool [B, P] in the codec's flat index space."""
     log_p = policy_log_probs(game, policy_outputs, legal)
     return -(target * log_p.masked_fill(~legal, 0.0)).sum(dim=1)
@@ -148,10 +150,10 @@ def policy_log_probs(game: str, policy_outputs: tuple[torch.Tensor, ...], legal:
     """log p(a) [B, P] of the player's policy over the legal moves (illegal entries are
     very negative, not -inf).  Shapes as in policy_loss."""
     policy_outputs = tuple(o.float() for o in policy_outputs)
-    if game == "chess":
+    if get_codec(game).factored:
         from_logits, to_logits = policy_outputs
-        b = from_logits.shape[0]
-        legal_to = legal.view(b, 64, -1)
+        b, squares = from_logits.shape
+        legal_to = legal.view(b, squares, -1)
         from_lp = from_logits.masked_fill(~legal_to.any(dim=2), _MASKED).log_softmax(dim=1)
         to_lp = to_logits.masked_fill(~legal_to, _MASKED).log_softmax(dim=2)
         log_p = (from_lp[:, :, None] + to_lp).reshape(b, -1)
