@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena.clock import MoveLimits, TimeControlError, parse_tc
+from engine.games import game_class, game_names
 from engine.players import PLAYER_NAMES, PLAYER_OPTIONS, find_weights, option_by_key
 
 if sys.version_info >= (3, 11):
@@ -63,7 +64,7 @@ class EngineSpec:
         return self.player is not None
 
     def protocol_for(self, game: str) -> str:
-        return self.protocol or ("uci" if game == "chess" else "gomocup")
+        return self.protocol or game_class(game).protocol
 
     def argv(self, game: str) -> list[str]:
         """The command line that starts this engine for `game`."""
@@ -347,8 +348,8 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     game = merged.get("game", "chess")
-    if game not in ("chess", "gomoku"):
-        raise ConfigError(f"unknown game {game!r} (expected chess or gomoku)")
+    if game not in game_names():
+        raise ConfigError(f"unknown game {game!r} (expected {' or '.join(game_names())})")
     boards: tuple[int, ...] = ()
     if game == "gomoku":
         raw_boards = merged.get("boards", 15)
@@ -381,7 +382,7 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     if len(engines) < 2:
         raise ConfigError("a tournament needs at least two engines")
     for spec in engines:
-        if spec.protocol_for(game) != ("uci" if game == "chess" else "gomocup"):
+        if spec.protocol_for(game) != game_class(game).protocol:
             raise ConfigError(f"engine {spec.name!r}: protocol {spec.protocol} cannot play {game}")
 
     try:

@@ -8,6 +8,7 @@ import sys
 import click
 
 from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
+from engine.games import game_class
 from engine.players import PlayerOptions
 
 __all__ = ["main", "pbrain_main"]
@@ -115,10 +116,13 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
     from engine.train.teacher import TeacherConfig
 
     specs = board_specs(game, board, rule)
-    if uci is not None and game != "chess":
-        raise click.BadParameter("an external UCI teacher plays chess only", param_hint="--uci")
-    if gomocup is not None and game != "gomoku":
-        raise click.BadParameter("a Gomocup teacher plays gomoku only", param_hint="--gomocup")
+    protocol = game_class(game).protocol
+    if uci is not None and protocol != "uci":
+        raise click.BadParameter(f"an external UCI teacher cannot play {game} (its engines speak {protocol})",
+                                 param_hint="--uci")
+    if gomocup is not None and protocol != "gomocup":
+        raise click.BadParameter(f"a Gomocup teacher cannot play {game} (its engines speak {protocol})",
+                                 param_hint="--gomocup")
     if (uci_options and uci is None) or (gomocup_info and gomocup is None):
         raise click.UsageError("--uci-option needs --uci and --gomocup-info needs --gomocup")
     if depth is None and movetime is None and nodes is None:

@@ -27,7 +27,6 @@ ALLOWED = {
     ("engine/play/look.py", "game.name == 'chess'"): "SAN vs x,y labels",
     ("engine/play/session.py", "game.name == 'chess'"): "FEN vs stones position text",
     ("engine/play/session.py", "self.game.name == 'chess'"): "board snapshot for the page",
-    ("engine/play/settings.py", "self.game == 'chess'"): "the page's board settings",
 }
 
 

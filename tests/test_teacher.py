@@ -117,7 +117,7 @@ def test_cli_gomocup_teacher_writes_shards_per_board_and_rule_and_resumes(tmp_pa
 
 @pytest.mark.parametrize("args, expect", [
     (["--game", "gomoku", "--gomocup", "brain", "--gomocup-info", "max_node"], "expected KEY=VALUE"),
-    (["--game", "chess", "--gomocup", "brain"], "plays gomoku only"),
+    (["--game", "chess", "--gomocup", "brain"], "cannot play chess"),
     (["--game", "gomoku", "--gomocup-info", "a=1"], "needs --gomocup"),
     (["--game", "gomoku", "--openings", "x.epd"], "gomoku openings"),
 ])

@@ -7,7 +7,7 @@ import shlex
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
-from engine.games import GameSetupError, get_game
+from engine.games import GameSetupError, game_on_board
 from engine.games.base import Game
 from engine.play.players import PAGE_OPTIONS
 
@@ -60,9 +60,7 @@ class GameSettings:
     opponent: Opponent = field(default_factory=Opponent)
 
     def make_game(self) -> Game:
-        if self.game == "chess":
-            return get_game("chess")
-        return get_game("gomoku", width=self.width, height=self.height, rule=self.rule)
+        return game_on_board(self.game, self.width, self.height, self.rule)
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
