@@ -15,7 +15,7 @@ __all__ = ["main", "pbrain_main"]
 
 
 @main.command()
-@player_options(default_player="alphabeta")
+@player_options(default_player="auto")
 def uci(options: PlayerOptions) -> None:
     """Speak UCI (chess) on stdin/stdout."""
     from protocols.uci import serve

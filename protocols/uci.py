@@ -18,7 +18,7 @@ from engine import __version__
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
 from engine.player import Engine
-from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player
+from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
@@ -289,10 +289,17 @@ class UciServer:
             self.engine.stop()
             self.engine.wait()
 
+    def _player_name(self) -> str:
+        """The player the options pick (auto resolved: mcts when a chess network ships)."""
+        try:
+            return resolve_player(self.game, self.options).player
+        except Exception:   # a bad WeightsFile is reported when the player is built, not here
+            return self.options.player
+
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:
         for line in (
-            f"id name PlyZero {__version__} ({self.options.player})",
+            f"id name PlyZero {__version__} ({self._player_name()})",
             "id author PlyZero developers",
             *player_option_lines(self.options),
             f"option name Move Overhead type spin default {int(self.overhead_ms)} min 0 max 10000",
@@ -471,5 +478,6 @@ def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *, searcher: Se
 
 
 def main() -> None:
-    """`plyzero-uci`: the zero-argument launcher for GUIs (default player: alphabeta)."""
-    sys.exit(serve(PlayerOptions(), sys.stdin, sys.stdout))
+    """`plyzero-uci`: the zero-argument launcher for GUIs (default player: auto, i.e. mcts with
+    the shipped chess network when there is one, else alphabeta)."""
+    sys.exit(serve(PlayerOptions(player="auto"), sys.stdin, sys.stdout))

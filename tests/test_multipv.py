@@ -205,8 +205,11 @@ def test_uci_server_passes_multipv_and_prints_a_line_per_pv():
 
 
 def test_python_chess_analyse_with_multipv_3():
+    """Alpha-beta's depth-limited MultiPV (plyzero-uci's default player is mcts once a chess
+    network ships, and depth means nothing to mcts)."""
     board = chess.Board(SICILIAN)
-    with chess.engine.SimpleEngine.popen_uci([console_script("plyzero-uci")], env=engine_env()) as engine:
+    command = [console_script("engine"), "uci", "--player", "alphabeta"]
+    with chess.engine.SimpleEngine.popen_uci(command, env=engine_env()) as engine:
         infos = engine.analyse(board, chess.engine.Limit(depth=4), multipv=3)
     assert len(infos) == 3
     firsts = [info["pv"][0] for info in infos]

@@ -105,6 +105,9 @@ class MCTS:
             from engine.search.threats import TreeProver
             self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
         self.last_stop = ""                    # why the last search ended (tree 0)
+        # Seconds per leaf of the last step, network call included; kept across searches so
+        # a search's first step already knows the pace.
+        self._per_leaf = 0.0
 
     def new_game(self) -> None:
         self._roots = []
@@ -154,7 +157,13 @@ class MCTS:
                 break
             if stopper.should_stop(min(t.playouts for t in active)):
                 break
-            self._step(active, node_limit)
+            batch = self._batch_that_fits(stopper, self._per_leaf)
+            if batch == 0:
+                stopper.stopped = True      # the next network call would overrun the hard deadline
+                break
+            started = stopper.elapsed()
+            self._step(active, node_limit, batch)
+            self._per_leaf = (stopper.elapsed() - started) / batch
             if on_info is not None and stopper.elapsed() >= next_info:
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     on_info(info)
@@ -267,7 +276,7 @@ class MCTS:
                 root.prior = root.raw_prior
                 root.raw_prior = None
             if self.config.root_tactics:
-                scan_root_tactics(root)
+                scan_root_tactics(root, _tactics_cutoff(stopper))
             if self._prover is not None:
                 self._prover.prove_root(root, stopper)
 
@@ -282,9 +291,20 @@ class MCTS:
         noise = tree.rng.dirichlet(np.full(n, alpha))
         root.prior = ((1.0 - eps) * root.raw_prior + eps * noise).astype(np.float32)
 
-    def _step(self, trees: list[Tree], node_limit: int | None) -> None:
-        """Collect leaves from every tree, evaluate them in one call, back everything up."""
+    def _batch_that_fits(self, stopper: Stopper, per_leaf: float) -> int:
+        """Leaves per tree for the next step: the configured batch, fewer when at the last
+        step's pace it would end after the hard deadline (a slow network near the end of a
+        fast clock), 0 when not even one leaf fits."""
         k = self.config.leaves_per_batch
+        left = stopper.time_left() if stopper.timed else None
+        if left is None or per_leaf <= 0.0 or per_leaf * k <= left:
+            return k
+        return min(k, int(left / per_leaf))
+
+    def _step(self, trees: list[Tree], node_limit: int | None, batch: int | None = None) -> None:
+        """Collect leaves from every tree (`batch` each, default the configured batch),
+        evaluate them in one call, back everything up."""
+        k = batch or self.config.leaves_per_batch
         vl = self.config.virtual_loss
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
@@ -450,6 +470,19 @@ class MCTS:
             visits = tuple(int(j == a) for j in range(len(visits)))
         return SearchResult(best_move=move, value=info.value, info=info,
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+TACTICS_SHARE = 0.25   # of a timed search's soft budget, at most, for the root tactics scan
+
+
+def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:
+    """When a timed search's root tactics scan must give up: it costs tens of ms in chess,
+    more than the whole budget of a move at fast clocks (1+0.01), and proves no playout."""
+    if stopper is None or not stopper.timed or stopper.soft_deadline is None:
+        return None
+    cutoff = stopper.start + TACTICS_SHARE * (stopper.soft_deadline - stopper.start)
+    clock = stopper._clock
+    return lambda: clock() >= cutoff
 
 
 def _tempered(evaluation: Evaluation, inverse_t: float) -> Evaluation:

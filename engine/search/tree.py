@@ -21,7 +21,7 @@ the many leaves visited once hold just their priors.  `value_sum_self`, `value` 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -387,7 +387,7 @@ def _wins_at_once(state, move: Move) -> bool:
     return outcome is not None and outcome.winner == state.to_play
 
 
-def scan_root_tactics(root: Node) -> None:
+def scan_root_tactics(root: Node, give_up: Callable[[], bool] | None = None) -> None:
     """Prove one-ply facts at an expanded root: every move that wins at once, and moves
     after which the opponent wins at once.  The opponent's winning replies are found by
     scanning unsolved children fully until one has some (two scans at most); in the
@@ -395,23 +395,28 @@ def scan_root_tactics(root: Node) -> None:
     (a move cannot create an opponent's win, so the threat cells are the same after every
     move); in chess it proves only moves that allow one of those mates, and a mate in one
     that another move newly allows is left to the search.  Costs a few ms per root (about
-    3 plays per legal move)."""
+    3 plays per legal move: tens of ms in chess).  give_up: polled between moves; a scan
+    cut short has proved only true facts and runs again from the start next time."""
     if root.tactics_done or not root.moves:
         return
-    root.tactics_done = True
     for a, move in enumerate(root.moves):
+        if give_up is not None and give_up():
+            return
         child = root.children.get(a)
         if child is None:
             child = root.children[a] = Node(root.state.play(move))
         if child.solved is not None:
             root.prove_child(a, child)
     if root.solved is not None and root.solved > 0:
+        root.tactics_done = True
         return
     threats: list[Move] = []
     full_scans = 0
     for a, child in sorted(root.children.items()):
         if child.solved is not None:
             continue
+        if give_up is not None and give_up():
+            return
         state = child.state
         if not threats and full_scans < 2:
             full_scans += 1
@@ -423,3 +428,4 @@ def scan_root_tactics(root: Node) -> None:
         if wins:
             child.solved, child.solved_plies = 1.0, 1
             root.prove_child(a, child)
+    root.tactics_done = True
