@@ -123,3 +123,34 @@ def test_node_limits_keep_every_playout():
     searcher = MCTS(FirstMoveEvaluator(clock, {3: 0.8}, {}), MCTSConfig(seed=1), clock=clock)
     result = searcher.search(PathState(), Limits(nodes=300))
     assert sum(result.visits) == 300 and searcher.last_stop == "nodes"
+
+
+class PerPositionEvaluator(FirstMoveEvaluator):
+    """A network whose call costs `seconds` per position (a slow net on a loaded CPU)."""
+
+    def __init__(self, clock: ScriptedClock, seconds: float):
+        super().__init__(clock, {}, {})
+        self.seconds = seconds
+
+    def evaluate(self, states):
+        out = super().evaluate(states)
+        self.clock.now += self.seconds * len(states) - BATCH_SECONDS
+        return out
+
+
+def test_a_slow_network_near_the_end_of_a_fast_clock_never_overruns_the_hard_budget():
+    """8 ms per position and 16 leaves a batch: 128 ms a full step, more than this move's
+    whole budget at 1+0.01 with 400 ms left.  Each later step (and the next search's first)
+    takes only the leaves that fit before the hard deadline; only the root's own evaluation
+    (one position, needed for any sensible answer) may end past a budget smaller than itself."""
+    clock = ScriptedClock()
+    searcher = MCTS(PerPositionEvaluator(clock, 0.008), MCTSConfig(seed=1), clock=clock)
+    state = PathState()
+    searcher.search(state, Limits(nodes=32))          # learns the pace
+    for left in (400, 250, 120):
+        searcher.new_game()
+        limits = parse_go(f"wtime {left} btime {left} winc 10 binc 10".split(), state.to_play).limits
+        start = clock.now
+        result = searcher.search(state, limits)
+        assert clock.now - start <= max(limits.time, 0.008) + 1e-9, (left, clock.now - start, limits.time)
+        assert result.best_move is not None

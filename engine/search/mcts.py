@@ -105,8 +105,8 @@ class MCTS:
             from engine.search.threats import TreeProver
             self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
         self.last_stop = ""                    # why the last search ended (tree 0)
-        # Seconds per leaf of the last step, network call included; kept across searches so
-        # a search's first step already knows the pace.
+        # Seconds per evaluated position in the last step, network call and tree work included;
+        # kept across searches so a search's first step already knows the pace.
         self._per_leaf = 0.0
 
     def new_game(self) -> None:
@@ -162,8 +162,9 @@ class MCTS:
                 stopper.stopped = True      # the next network call would overrun the hard deadline
                 break
             started = stopper.elapsed()
-            self._step(active, node_limit, batch)
-            self._per_leaf = (stopper.elapsed() - started) / batch
+            evaluated = self._step(active, node_limit, batch)
+            if evaluated:
+                self._per_leaf = (stopper.elapsed() - started) / evaluated
             if on_info is not None and stopper.elapsed() >= next_info:
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     on_info(info)
@@ -293,17 +294,18 @@ class MCTS:
 
     def _batch_that_fits(self, stopper: Stopper, per_leaf: float) -> int:
         """Leaves per tree for the next step: the configured batch, fewer when at the last
-        step's pace it would end after the hard deadline (a slow network near the end of a
-        fast clock), 0 when not even one leaf fits."""
+        step's pace (seconds per evaluated position; a step evaluates at most as many
+        positions as it asks leaves) it would end after the hard deadline (a slow network
+        near the end of a fast clock), 0 when not even one leaf fits."""
         k = self.config.leaves_per_batch
         left = stopper.time_left() if stopper.timed else None
         if left is None or per_leaf <= 0.0 or per_leaf * k <= left:
             return k
         return min(k, int(left / per_leaf))
 
-    def _step(self, trees: list[Tree], node_limit: int | None, batch: int | None = None) -> None:
+    def _step(self, trees: list[Tree], node_limit: int | None, batch: int | None = None) -> int:
         """Collect leaves from every tree (`batch` each, default the configured batch),
-        evaluate them in one call, back everything up."""
+        evaluate them in one call, back everything up.  Returns the positions evaluated."""
         k = batch or self.config.leaves_per_batch
         vl = self.config.virtual_loss
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
@@ -320,9 +322,10 @@ class MCTS:
                     leaf.pending = True
                     to_eval.append(leaf)
                 paths.append((tree, path, leaf))
-        self._expand(to_eval)
+        evaluated = self._expand(to_eval)
         for tree, path, leaf in paths:
             tree.record(self._backup(path, leaf, vl))
+        return evaluated
 
     def _descend(self, tree: Tree, vl: float) -> tuple[list[tuple[Node, int]], Node | None]:
         """Select from the root to a leaf, adding a virtual loss on each edge taken.
@@ -361,10 +364,11 @@ class MCTS:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
         return node.select_ucb1(self.config.ucb1_c, mask)
 
-    def _expand(self, leaves: list[Node]) -> None:
-        """Evaluate leaves in one call (each distinct position once) and expand them."""
+    def _expand(self, leaves: list[Node]) -> int:
+        """Evaluate leaves in one call (each distinct position once) and expand them;
+        returns how many distinct positions went to the evaluator."""
         if not leaves:
-            return
+            return 0
         index: dict[object, int] = {}
         unique: list = []
         slots = []
@@ -385,6 +389,7 @@ class MCTS:
             leaf.expand(evaluations[slot])
             if self._prover is not None:
                 self._prover.prove_leaf(leaf)
+        return len(unique)
 
     @staticmethod
     def _backup(path: list[tuple[Node, int]], leaf: Node, vl: float) -> int:
