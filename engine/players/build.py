@@ -160,7 +160,9 @@ MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 
 # MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
 # matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.
-MCTS_TUNED: dict[str, dict[str, float]] = {}
+MCTS_TUNED: dict[str, dict[str, float]] = {
+    "chess": {"fpu_reduction": 0.5, "policy_temperature": 1.0},
+}
 
 
 def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
