@@ -370,3 +370,30 @@ def test_engine_play_serves_until_interrupted_and_exits_cleanly():
     finally:
         process.kill()
     assert process.returncode == 0 and "Traceback" not in err, err
+
+
+def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
+    """Browsers keep HTTP/1.1 connections alive (and the live view long-polls): Ctrl-C must
+    not wait for them to close."""
+    import http.client
+    import signal
+    import subprocess
+
+    from conftest import console_script, engine_env
+
+    process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
+                                "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=engine_env())
+    try:
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found is not None, line
+        browser = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
+        browser.request("GET", "/")                       # keep-alive: the connection stays open
+        assert b'<div id="board"' in browser.getresponse().read()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        browser.close()
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "Traceback" not in err, err
