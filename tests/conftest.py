@@ -15,6 +15,14 @@ def engine_env() -> dict[str, str]:
     return env
 
 
+def default_sigint() -> None:
+    """preexec_fn for a child that must see Ctrl-C: an ignored SIGINT is inherited, and some
+    library used earlier in the suite leaves the test process ignoring it (the child's Python
+    then installs no KeyboardInterrupt handler)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def console_script(name: str) -> str:
     """Path of an installed console script next to this interpreter (falls back to PATH)."""
     candidate = os.path.join(os.path.dirname(sys.executable), name)

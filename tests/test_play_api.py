@@ -354,11 +354,11 @@ def test_engine_play_serves_until_interrupted_and_exits_cleanly():
     import subprocess
     import urllib.request
 
-    from conftest import console_script, engine_env
+    from conftest import console_script, default_sigint, engine_env
 
     process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
                                 "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=engine_env())
+                               text=True, env=engine_env(), preexec_fn=default_sigint)
     try:
         line = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -379,11 +379,11 @@ def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
     import signal
     import subprocess
 
-    from conftest import console_script, engine_env
+    from conftest import console_script, default_sigint, engine_env
 
     process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
                                 "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=engine_env())
+                               text=True, env=engine_env(), preexec_fn=default_sigint)
     try:
         line = process.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
