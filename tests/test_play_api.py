@@ -1,10 +1,13 @@
 """The web board's JSON API (engine/play), driven like the page drives it, without a browser."""
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import shlex
+import signal
 import socket
+import subprocess
 import sys
 
 import chess
@@ -347,38 +350,10 @@ def test_cli_play_rejects_bad_arguments_in_one_line():
     assert result.exit_code != 0 and f"cannot serve on 127.0.0.1:{port}" in result.output
 
 
-def test_engine_play_serves_until_interrupted_and_exits_cleanly():
-    """The console script as a person runs it: prints its address, serves the page, and
-    Ctrl-C ends it without a traceback."""
-    import signal
-    import subprocess
-    import urllib.request
-
-    from conftest import console_script, default_sigint, engine_env
-
-    process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
-                                "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=engine_env(), preexec_fn=default_sigint)
-    try:
-        line = process.stdout.readline()
-        url = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert url is not None, line
-        with urllib.request.urlopen(url.group(0), timeout=30) as response:
-            assert b'<div id="board"' in response.read()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 0 and "Traceback" not in err, err
-
-
-def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
-    """Browsers keep HTTP/1.1 connections alive (and the live view long-polls): Ctrl-C must
-    not wait for them to close."""
-    import http.client
-    import signal
-    import subprocess
-
+@contextlib.contextmanager
+def engine_play_console():
+    """`engine play` as a person runs it (console script, chess against random, port 0):
+    yields (process, port) once it has printed its address; kills it on the way out."""
     from conftest import console_script, default_sigint, engine_env
 
     process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
@@ -388,12 +363,38 @@ def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
         line = process.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert found is not None, line
-        browser = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
-        browser.request("GET", "/")                       # keep-alive: the connection stays open
-        assert b'<div id="board"' in browser.getresponse().read()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
-        browser.close()
+        yield process, int(found.group(1))
     finally:
         process.kill()
+
+
+def ctrl_c(process: subprocess.Popen) -> str:
+    """Send Ctrl-C and wait for a clean exit; returns stderr."""
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
     assert process.returncode == 0 and "Traceback" not in err, err
+    return err
+
+
+def test_engine_play_serves_until_interrupted_and_exits_cleanly():
+    """The console script as a person runs it: prints its address, serves the page, and
+    Ctrl-C ends it without a traceback."""
+    import urllib.request
+
+    with engine_play_console() as (process, port):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            assert b'<div id="board"' in response.read()
+        ctrl_c(process)
+
+
+def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
+    """Browsers keep HTTP/1.1 connections alive (and the live view long-polls): Ctrl-C must
+    not wait for them to close."""
+    import http.client
+
+    with engine_play_console() as (process, port):
+        browser = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        browser.request("GET", "/")                       # keep-alive: the connection stays open
+        assert b'<div id="board"' in browser.getresponse().read()
+        ctrl_c(process)
+        browser.close()

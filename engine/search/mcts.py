@@ -107,7 +107,7 @@ class MCTS:
         self.last_stop = ""                    # why the last search ended (tree 0)
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.
-        self._per_leaf = 0.0
+        self._seconds_per_position = 0.0
 
     def new_game(self) -> None:
         self._roots = []
@@ -157,14 +157,14 @@ class MCTS:
                 break
             if stopper.should_stop(min(t.playouts for t in active)):
                 break
-            batch = self._batch_that_fits(stopper, self._per_leaf)
+            batch = self._batch_that_fits(stopper)
             if batch == 0:
                 stopper.stopped = True      # the next network call would overrun the hard deadline
                 break
             started = stopper.elapsed()
             evaluated = self._step(active, node_limit, batch)
             if evaluated:
-                self._per_leaf = (stopper.elapsed() - started) / evaluated
+                self._seconds_per_position = (stopper.elapsed() - started) / evaluated
             if on_info is not None and stopper.elapsed() >= next_info:
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     on_info(info)
@@ -292,16 +292,16 @@ class MCTS:
         noise = tree.rng.dirichlet(np.full(n, alpha))
         root.prior = ((1.0 - eps) * root.raw_prior + eps * noise).astype(np.float32)
 
-    def _batch_that_fits(self, stopper: Stopper, per_leaf: float) -> int:
+    def _batch_that_fits(self, stopper: Stopper) -> int:
         """Leaves per tree for the next step: the configured batch, fewer when at the last
         step's pace (seconds per evaluated position; a step evaluates at most as many
         positions as it asks leaves) it would end after the hard deadline (a slow network
         near the end of a fast clock), 0 when not even one leaf fits."""
-        k = self.config.leaves_per_batch
+        k, pace = self.config.leaves_per_batch, self._seconds_per_position
         left = stopper.time_left() if stopper.timed else None
-        if left is None or per_leaf <= 0.0 or per_leaf * k <= left:
+        if left is None or pace <= 0.0 or pace * k <= left:
             return k
-        return min(k, int(left / per_leaf))
+        return min(k, int(left / pace))
 
     def _step(self, trees: list[Tree], node_limit: int | None, batch: int | None = None) -> int:
         """Collect leaves from every tree (`batch` each, default the configured batch),
@@ -485,9 +485,8 @@ def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:
     more than the whole budget of a move at fast clocks (1+0.01), and proves no playout."""
     if stopper is None or not stopper.timed or stopper.soft_deadline is None:
         return None
-    cutoff = stopper.start + TACTICS_SHARE * (stopper.soft_deadline - stopper.start)
-    clock = stopper._clock
-    return lambda: clock() >= cutoff
+    allowed = TACTICS_SHARE * (stopper.soft_deadline - stopper.start)
+    return lambda: stopper.elapsed() >= allowed
 
 
 def _tempered(evaluation: Evaluation, inverse_t: float) -> Evaluation:
