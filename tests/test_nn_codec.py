@@ -147,7 +147,8 @@ def test_planes_see_castling_en_passant_fifty_and_repetition():
     assert again[30, 0, 0] == pytest.approx(0.04)          # four reversible plies
     fresh = game.initial_state()
     start = codec_chess.encode([fresh])[0]
-    assert start[24].max() == 0 and start[12:24].max() == 0       # no history known
+    assert start[24].max() == 0                                   # no repetition
+    np.testing.assert_array_equal(start[12:24], start[0:12])     # no history known: the current position
     assert start[0, 1].sum() == 8 and start[5, 0, 4] == 1          # own pawns, own king e1
     assert start[6, 6].sum() == 8 and start[11, 7, 4] == 1         # their pawns, their king e8
     assert shuffle.key() == fresh.key()

@@ -44,3 +44,16 @@ def test_a_shipped_network_plays_by_its_name(path: Path):
     searcher = make_searcher(game, PlayerOptions(player="mcts", weights=path.stem, nodes=64))
     result = searcher.search(game.initial_state(), Limits(nodes=64))
     assert result.best_move in game.initial_state().legal_moves()
+
+
+def test_the_chess_net_reads_a_bare_fen_like_the_same_position_reached_by_moves():
+    """A GUI that sets up a position by FEN (an EPD opening book, analysis) gives no history:
+    the net must still see a normal position, not an empty previous-position plane."""
+    from engine.players.build import network_evaluator
+    game = get_game("chess")
+    evaluator = network_evaluator(game, find_weights("chess-sf6-res6x64"), PlayerOptions())
+    played = game.state_from_fen("startpos", ["e2e4", "e7e5", "g1f3", "b8c6"])
+    bare = game.state_from_fen(played.fen())
+    by_moves, by_fen = evaluator.evaluate([played])[0], evaluator.evaluate([bare])[0]
+    assert abs(by_moves.value - by_fen.value) < 0.3, (by_moves.value, by_fen.value)
+    assert abs(by_fen.value) < 0.5      # an even opening position, not a lost one

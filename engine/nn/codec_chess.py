@@ -6,7 +6,11 @@ mirrored White position (python-chess `Board.mirror()`).
 
 Planes [C=32, 8, 8], row = rank (stm frame), column = file:
   0-5   own P N B R Q K, current position      6-11  opponent P N B R Q K, current
-  12-23 the same 12 planes for the position before the last move (zeros if unknown)
+  12-23 the same 12 planes for the position before the last move; when that is unknown (a
+        bare FEN, the first position of a game set up from one) the current position's own
+        planes, as if no move had been made: zeros there read as a position the network
+        never met (the shipped chess net valued startpos from a bare FEN at -0.99, 0.01 with
+        the copy)
   24    current position occurred before (repetition)
   25-28 castling rights: own O-O, own O-O-O, opponent O-O, opponent O-O-O (constant planes)
   29    en passant target square (only when an en passant capture is legal)
@@ -81,6 +85,8 @@ def encode_into(out: np.ndarray, state) -> None:
         words = words.byteswap()  # one byte per rank: swapping bytes mirrors the ranks
     bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(-1, 8, 8)
     out[: bits.shape[0]] = bits
+    if not board._stack:
+        out[12:24] = bits[:12]
     if _repeated(board):
         out[24] = 1.0
     us, them = board.turn, not board.turn
