@@ -363,3 +363,46 @@ def test_alphabeta_leaf_with_a_vcf_scores_as_won_with_leaf_checks_on():
         assert plain.evaluate() < WIN_SOON // 2       # without the solver: not seen
         checked += 1
     assert checked >= 5
+
+
+def _vct_threat_defender_to_move():
+    """O to move; X has no VCF but threatens a VCT (if O passed: (7, 9), (6, 9), ...).  Found
+    by a random search and checked over every legal move: only (11, 6), (9, 8), (7, 10) hold."""
+    game = get_game("gomoku", width=15)
+    xs = [game.index(x, y) for x, y in ((8, 9), (9, 9), (8, 5), (5, 9), (10, 7))]
+    os_ = [game.index(x, y) for x, y in ((10, 10), (5, 10), (4, 6), (8, 8))]
+    return game, game.state_from_stones(xs, os_)
+
+
+def test_vct_check_finds_the_moves_that_walk_into_the_opponents_vct():
+    game, state = _vct_threat_defender_to_move()
+    far = [game.index(13, 13), game.index(1, 13), game.index(13, 1)]
+    block = game.index(9, 8)
+    check = ThreatSolver(game).vct_losing_moves(state, far + [block], nodes=50_000, enough=10)
+    assert check.threat is not None
+    assert set(far) <= set(check.losing)
+    for move in far:                        # each is a real VCT for the attacker, found again
+        line = ThreatSolver(game).vct(state.play(move), nodes=50_000).line
+        assert line is not None and line[0] == check.losing[move][0]
+    assert check.holding == (block,)
+    quiet = game.state_from_stones([game.index(7, 7)], [game.index(0, 0)])
+    assert ThreatSolver(game).vct_losing_moves(quiet, quiet.legal_moves()).threat is None
+
+
+def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
+    game, state = _vct_threat_defender_to_move()
+    solver = ThreatSolver(game)
+    assert solver.vcf(state, nodes=50_000).line is None and solver.defences(state).threat is None
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=100, vct_nodes=20_000, leaves_per_batch=4))
+    result = mcts.search(state, Limits(nodes=64))
+    root = mcts._roots[0]
+    assert root is not None and root.proven is not None
+    lost = [root.moves[a] for a in (root.proven < 0).nonzero()[0]]
+    assert len(lost) >= 3                   # uniform priors: the first moves tried are far away
+    for move in lost[:3]:
+        assert ThreatSolver(game).vct(state.play(move), nodes=50_000).line is not None
+    assert result.best_move not in lost
+    assert result.best_move in {game.index(x, y) for x, y in ((11, 6), (9, 8), (7, 10))}
+    no_vct = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=100, leaves_per_batch=4))
+    no_vct.search(state, Limits(nodes=64))
+    assert no_vct._roots[0].proven is None or not (no_vct._roots[0].proven < 0).any()

@@ -151,12 +151,15 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),
                         threat_nodes=MCTS_THREAT_NODES.get(game.name, 0),
+                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0),
                         fpu_reduction=fpu, policy_temperature=temperature)
     return MCTS(evaluator, config)
 
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
+# ... and per VCT search at the root (the root's own VCT, the opponent's after each move tried).
+MCTS_VCT_NODES: dict[str, int] = {"gomoku": 3000}
 
 # MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
 # matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.

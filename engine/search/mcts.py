@@ -74,6 +74,7 @@ class MCTSConfig:
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
     threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
+    vct_nodes: int = 0      # ... and per VCT search at the root (threat_nodes > 0 only); 0 = no VCT
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -103,7 +104,8 @@ class MCTS:
         self._prover = None
         if self.config.threat_nodes > 0:
             from engine.search.threats import TreeProver
-            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes)
+            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes,
+                                      self.config.vct_nodes)
         self.last_stop = ""                    # why the last search ended (tree 0)
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.
