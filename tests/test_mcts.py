@@ -442,3 +442,15 @@ def test_player_options_reach_the_mcts_config(monkeypatch):
     assert (tuned.config.fpu_reduction, tuned.config.policy_temperature) == (0.4, 1.7)
     chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2))
     assert (chosen.config.fpu_reduction, chosen.config.policy_temperature) == (0.1, 1.2)
+
+
+def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
+    from engine.players import PlayerOptions, build
+    game = get_game("gomoku", width=9)
+    auto = build.make_searcher(game, PlayerOptions(player="mcts"))
+    assert auto.config.vct_nodes == build.MCTS_VCT_NODES["gomoku"] > 0
+    assert auto._prover is not None and auto._prover.vct_share == auto.config.vct_share
+    monkeypatch.setitem(build.MCTS_TUNED, "gomoku", {"vct_share": 0.6})
+    assert build.make_searcher(game, PlayerOptions(player="mcts"))._prover.vct_share == 0.6
+    off = build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.0))
+    assert off.config.vct_nodes == 0 and off._prover.vct_nodes == 0

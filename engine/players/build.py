@@ -147,11 +147,13 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
+    vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),
                         threat_nodes=MCTS_THREAT_NODES.get(game.name, 0),
-                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0),
+                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 else 0,
+                        vct_share=vct_share,
                         fpu_reduction=fpu, policy_temperature=temperature)
     return MCTS(evaluator, config)
 

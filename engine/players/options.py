@@ -99,6 +99,10 @@ class PlayerOptions:
     policy_temp: float | None = _option(None, OptionSpec(
         "float", "MCTS policy softmax temperature: priors become p^(1/T), renormalised; above 1 "
         "widens the search [auto: the game's tuned value].", key="policy-temp", uci="PolicyTemperature", minimum=0.05))
+    vct_share: float | None = _option(None, OptionSpec(
+        "float", "Gomoku MCTS: the most of the time left the root's VCT checks may take (its own "
+        "VCT, moves that walk into the opponent's); 0 turns them off [auto: the game's tuned value].",
+        key="vct-share", minimum=0.0))
     threads: int = _option(1, OptionSpec(
         "int", "Network inference threads.", uci="Threads", minimum=1, maximum=256))
     hash_mb: int = _option(64, OptionSpec(

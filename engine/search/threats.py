@@ -47,7 +47,6 @@ _STOP_POLL = 32               # nodes between calls of a stop callback
 LEAF_FOUR_LINES = 2           # MCTS leaves are tried when the mover can make fours on this many lines
 LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
 ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
-ROOT_VCT_SHARE = 0.3          # of the time then left, for the root's VCT checks
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
 
 
@@ -418,8 +417,9 @@ class TreeProver:
     after which the opponent has a VCT are proven lost.  Other games' states are left alone.  One solver per game (size and rule), kept across searches.
     """
 
-    def __init__(self, leaf_nodes: int, root_nodes: int, vct_nodes: int = 0):
+    def __init__(self, leaf_nodes: int, root_nodes: int, vct_nodes: int = 0, vct_share: float = 0.3):
         self.leaf_nodes, self.root_nodes, self.vct_nodes = leaf_nodes, root_nodes, vct_nodes
+        self.vct_share = vct_share     # of the time left, at most, for the root's VCT checks
         self._solvers: dict[GomokuGame, ThreatSolver] = {}
         self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
 
@@ -490,11 +490,11 @@ class TreeProver:
         """No VCF either way: the root's VCT (its first move proven won), else the root moves
         that walk into the opponent's VCT, tried by prior until VCT_ENOUGH hold (proven lost).
         Measured: every loss of MCTS to alpha-beta in a 20-game 15x15 match began with a
-        move after which the opponent had a VCT.  Takes at most ROOT_VCT_SHARE of the time left."""
+        move after which the opponent had a VCT.  Takes at most `vct_share` of the time left."""
         state = root.state
         prior = root.raw_prior if root.raw_prior is not None else root.prior
         by_prior = [root.moves[a] for a in sorted(range(len(root.moves)), key=lambda a: -float(prior[a]))]
-        solver.stop = time_cap(stopper, ROOT_VCT_SHARE)
+        solver.stop = time_cap(stopper, self.vct_share)
         try:
             own = solver.vct(state, nodes=self.vct_nodes)
             if own.line is not None:
