@@ -184,23 +184,38 @@ class ThreatSolver:
         if threat.line is None:
             return Defence(None, None, nodes=spent, complete=threat.complete)
         candidates = self._disturbing_cells(board, threat.line, me)
-        refutations: set[int] = set()
+        line = threat.line
+        losing, refutations, spent, complete = self._replies(
+            board, board.ranked(candidates), spent,
+            lambda b, used: self.vcf_on(b, nodes=max(1, nodes - used), max_plies=max_plies, hint=line))
+        return Defence(threat.line, frozenset(refutations), losing, frozenset(candidates), spent, complete)
+
+    def _replies(self, board: GomokuSearchBoard, moves: Iterable[int], spent: int,
+                 search: Callable[[GomokuSearchBoard, int], ThreatResult], enough: int | None = None
+                 ) -> tuple[dict[int, tuple[int, ...]], list[int], int, bool]:
+        """Play each of `moves` in turn and search the opponent's threat after it (search gets
+        the board and the nodes spent so far): (losing: move -> the opponent's line, holding,
+        nodes spent, complete over the holding ones).  With `enough`, stops once that many
+        hold or the stop callback fires; without, every move is tried (a move left untried
+        would read as lost)."""
         losing: dict[int, tuple[int, ...]] = {}
+        holding: list[int] = []
         complete = True
-        for move in board.ranked(candidates):
+        for move in moves:
+            if enough is not None and (len(holding) >= enough or (self.stop is not None and self.stop())):
+                break
             board.push(move)
             try:
-                answer = self.vcf_on(board, nodes=max(1, nodes - spent), max_plies=max_plies,
-                                     hint=threat.line)
+                answer = search(board, spent)
             finally:
                 board.pop()
             spent += answer.nodes
             if answer.line is not None:
                 losing[move] = answer.line
             else:
-                refutations.add(move)
+                holding.append(move)
                 complete = complete and answer.complete
-        return Defence(threat.line, frozenset(refutations), losing, frozenset(candidates), spent, complete)
+        return losing, holding, spent, complete
 
     def vct(self, state: GomokuState, *, nodes: int = 50_000, max_threats: int = DEFAULT_VCT_THREATS,
             vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
@@ -228,23 +243,8 @@ class ThreatSolver:
             board.unpass()
         if threat.line is None:
             return VctDefence(None, complete=threat.complete, nodes=threat.nodes)
-        losing: dict[int, tuple[int, ...]] = {}
-        holding: list[int] = []
-        spent, complete = threat.nodes, True
-        for move in moves:
-            if len(holding) >= enough or (self.stop is not None and self.stop()):
-                break
-            board.push(move)
-            try:
-                answer = self._vct_now(board, nodes, max_threats)
-            finally:
-                board.pop()
-            spent += answer.nodes
-            if answer.line is not None:
-                losing[move] = answer.line
-            else:
-                holding.append(move)
-                complete = complete and answer.complete
+        losing, holding, spent, complete = self._replies(
+            board, moves, threat.nodes, lambda b, _: self._vct_now(b, nodes, max_threats), enough)
         return VctDefence(threat.line, losing, tuple(holding), spent, complete)
 
     def _vct_now(self, board: GomokuSearchBoard, nodes: int, max_threats: int,
