@@ -245,12 +245,16 @@ THREAT_POSITIONS: tuple[tuple[str, str, str, str], ...] = (
      "9,3 9,5 10,5 7,6 11,6 13,6"),
     ("refute-15-freestyle-2", "15x15 freestyle", "6,1 7,3 8,3 9,4 7,5 8,5 8,6 7,7",
      "9,3 8,4 9,5 10,5 7,6 11,6 12,6 13,6"),
+    ("vct-15-freestyle-crossing", "15x15 freestyle", "6,7 7,7 8,5 8,6 2,12", "0,0 14,14 0,14 14,0 1,1"),
+    ("vctcheck-15-freestyle-0", "15x15 freestyle", "8,9 9,9 8,5 5,9 10,7", "10,10 5,10 4,6 8,8"),
 )
 THREAT_BENCH_NODES = 200_000
+VCT_CHECK_NODES = 3_000   # per VCT search of the root check, as gomoku MCTS spends them
 
 
 def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int, float]:
-    """Solve THREAT_POSITIONS `rounds` times (VCF, or the defence check for refute-*) with one
+    """Solve THREAT_POSITIONS `rounds` times (VCF; the defence check for refute-*; VCT for
+    vct-*; MCTS's root VCT check for vctcheck-*) with one
     warm solver per game, as a player keeps it (the first round pays the pattern caches;
     the solver's table is cleared before each position).  Prints proof plies, nodes and
     time per position, then positions/s and the mean proof depth.  Returns (nodes, seconds)."""
@@ -279,6 +283,14 @@ def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int,
                 defence = solver.defences(state, nodes=THREAT_BENCH_NODES)
                 nodes, line = defence.nodes, defence.threat
                 what = f"refutations {len(defence.refutations or ())}"
+            elif label.startswith("vctcheck"):       # MCTS's root check, moves in the solver's order
+                order = solver.board_for(state).ranked(state.legal_moves())
+                check = solver.vct_losing_moves(state, order, nodes=VCT_CHECK_NODES)
+                nodes, line = check.nodes, check.threat
+                what = f"vct-lost {len(check.losing)}"
+            elif label.startswith("vct"):
+                result = solver.vct(state, nodes=THREAT_BENCH_NODES)
+                nodes, line, what = result.nodes, result.line, "vct"
             else:
                 result = solver.vcf(state, nodes=THREAT_BENCH_NODES)
                 nodes, line, what = result.nodes, result.line, "vcf"
