@@ -249,7 +249,7 @@ THREAT_POSITIONS: tuple[tuple[str, str, str, str], ...] = (
     ("vctcheck-15-freestyle-0", "15x15 freestyle", "8,9 9,9 8,5 5,9 10,7", "10,10 5,10 4,6 8,8"),
 )
 THREAT_BENCH_NODES = 200_000
-VCT_CHECK_NODES = 3_000   # per VCT search of the root check, as gomoku MCTS spends them
+VCT_CHECK_NODES = 1_000   # per VCT search of the root check, as gomoku MCTS spends them
 
 
 def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int, float]:

@@ -161,7 +161,7 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 # ... and per VCT search at the root (the root's own VCT, the opponent's after each move tried).
-MCTS_VCT_NODES: dict[str, int] = {"gomoku": 3000}
+MCTS_VCT_NODES: dict[str, int] = {"gomoku": 1000}
 
 # MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
 # matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.
