@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from engine.games import Game, State, game_class, get_game
 from engine.players import PlayerOptions, build_player, resolve_player
+from engine.players.build import MCTS_VCT_NODES
 from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
@@ -249,7 +250,6 @@ THREAT_POSITIONS: tuple[tuple[str, str, str, str], ...] = (
     ("vctcheck-15-freestyle-0", "15x15 freestyle", "8,9 9,9 8,5 5,9 10,7", "10,10 5,10 4,6 8,8"),
 )
 THREAT_BENCH_NODES = 200_000
-VCT_CHECK_NODES = 1_000   # per VCT search of the root check, as gomoku MCTS spends them
 
 
 def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int, float]:
@@ -285,7 +285,7 @@ def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int,
                 what = f"refutations {len(defence.refutations or ())}"
             elif label.startswith("vctcheck"):       # MCTS's root check, moves in the solver's order
                 order = solver.board_for(state).ranked(state.legal_moves())
-                check = solver.vct_losing_moves(state, order, nodes=VCT_CHECK_NODES)
+                check = solver.vct_losing_moves(state, order, nodes=MCTS_VCT_NODES["gomoku"])
                 nodes, line = check.nodes, check.threat
                 what = f"vct-lost {len(check.losing)}"
             elif label.startswith("vct"):

@@ -35,8 +35,8 @@ from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.gomoku_patterns import PatternTable
 from engine.search.limits import Stopper
 
-__all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap", "DEFAULT_VCF_PLIES",
-           "DEFAULT_VCT_THREATS"]
+__all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
+           "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
 
 DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
 DEFAULT_VCT_THREATS = 4       # attacking threes/fours in a VCT
@@ -414,7 +414,8 @@ class TreeProver:
     root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
     opponent has a VCF every root move that does not stop it is proven lost.  With neither
     (and `vct_nodes`): the root's VCT is proven the same way, else the root moves, by prior,
-    after which the opponent has a VCT are proven lost.  Other games' states are left alone.  One solver per game (size and rule), kept across searches.
+    after which the opponent has a VCT are proven lost.  Other games' states are left alone.
+    One solver per game (size and rule), kept across searches.
     """
 
     def __init__(self, leaf_nodes: int, root_nodes: int, vct_nodes: int = 0, vct_share: float = 0.3):
