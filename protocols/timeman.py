@@ -18,12 +18,22 @@ hit their maximum still cannot flag while the real lag stays within the overhead
 With no clock left beyond the overhead the engine moves at once and lives off the
 increment.
 
+A game's own clock sets a second, larger floor: `base` (the largest clock the server has
+seen this game, about the starting clock) keeps BASE_RESERVE of itself (at most
+BASE_RESERVE_CAP_MS) off the plan.  A fixed 150 ms reserve was not enough: on a loaded CI
+machine a 1+0.01 game ran its clock down to that floor by move 40 and then lost on time to
+one stall of at least 170 ms that the engine could not see or prevent.  A quarter of a
+one-second clock keeps 250 ms in hand for the whole game and costs each move of such a
+game about 15 % of its planned time; a game of four seconds or more keeps one second.
+
 Measured lag (`LagMeter`, fed by the UCI server from consecutive clocks of one game):
 the worst recent lag stands in for `overhead` when it is larger, and when the usual
 lag exceeds the increment (a loaded machine: even an instant move then costs clock),
 that excess is set aside for each move of the horizon, since no allocation can avoid
-paying it.  On an idle machine the lag is a few ms, below any increment, and nothing
-is set aside per move.
+paying it.  Below that, the increment pays the lag first and only the rest of it is
+planned into (at most INCREMENT_SHARE of it), so a move that lasts its plan plus the
+usual lag costs no more than the increment gives back.  The UCI server adds the
+engine's own overrun past its hard budget to that usual lag.
 """
 from __future__ import annotations
 
@@ -34,7 +44,7 @@ from typing import Sequence
 from engine.types import Limits
 
 __all__ = ["GoCommand", "parse_go", "allocate", "movetime_budget", "parse_int", "LagMeter", "MIN_BUDGET",
-           "LAG_RESERVE",
+           "LAG_RESERVE", "BASE_RESERVE", "BASE_RESERVE_CAP_MS",
            "SUDDEN_DEATH_HORIZON", "DEFAULT_OVERHEAD_MS"]
 
 DEFAULT_OVERHEAD_MS = 30  # ms: pipe and GUI lag, the UCI `Move Overhead` default
@@ -42,6 +52,8 @@ MIN_BUDGET = 0.001       # seconds: even a hopeless clock gets a legal move, fou
 SUDDEN_DEATH_HORIZON = 40  # no movestogo: plan as if 40 more moves had to be played
 MAX_HORIZON = 50         # a large movestogo is no reason to play faster than sudden death
 LAG_RESERVE = 4          # overheads kept on the clock besides this move's (once, not per move to come)
+BASE_RESERVE = 0.25      # share of the game's starting clock never planned into...
+BASE_RESERVE_CAP_MS = 1000.0  # ...up to this much
 INCREMENT_SHARE = 0.75   # of the increment spent on each move; the rest absorbs lag
 HARD_FACTOR = 3.0        # hard = 3 x the optimum, within the caps below
 SOFT_CAP = 0.2           # fractions of the clock after overhead one move may plan (soft, hard)...
@@ -72,24 +84,30 @@ class LagMeter:
 
 def allocate(wtime: float | None, btime: float | None, winc: float | None, binc: float | None,
              movestogo: int | None, turn: int, overhead: float = DEFAULT_OVERHEAD_MS,
-             lag: float = 0.0) -> tuple[float, float]:
+             lag: float = 0.0, base: float | None = None) -> tuple[float, float]:
     """(soft, hard) seconds for the side `turn` (0 White, 1 Black); clock arguments in ms.
     lag: the usual lag per move measured so far (LagMeter.mean, ms); what of it the
     increment does not pay is set aside for each move of the horizon after this one.
+    base: the game's starting clock (ms) when known; its BASE_RESERVE share replaces the
+    overhead reserve when larger (see the module docstring).
 
     Only one side's clock given (fastchess with a clock for one engine): the other
     side's clock stands in for ours.  Missing or zero increments count as 0; a clock at
     or below the overhead and its reserve gives MIN_BUDGET.  Guarantees MIN_BUDGET <=
     soft <= hard and, with usable = remaining - (1 + LAG_RESERVE) * overhead >= 2 ms,
     hard <= HARD_CAP * usable / 1000 (LAST_MOVE_CAPS[1] of it on the last move before a
-    time control).
+    time control); a `base` only lowers `usable` further.
     """
     own, other = (wtime, btime) if turn == 0 else (btime, wtime)
     remaining = own if own is not None else other
     if remaining is None:
         raise ValueError("allocate() needs at least one of wtime/btime")
     inc = max(0.0, float((winc if turn == 0 else binc) or 0.0))
-    usable = float(remaining) - (1 + LAG_RESERVE) * max(0.0, float(overhead))  # once, not per move to come
+    overhead = max(0.0, float(overhead))
+    reserve = LAG_RESERVE * overhead
+    if base is not None and base > 0:
+        reserve = max(reserve, min(BASE_RESERVE * float(base), BASE_RESERVE_CAP_MS))
+    usable = float(remaining) - overhead - reserve  # once, not per move to come
     horizon = SUDDEN_DEATH_HORIZON if not movestogo or movestogo <= 0 else min(int(movestogo), MAX_HORIZON)
     usable -= max(0.0, float(lag) - inc) * (horizon - 1)
     if usable <= 0:
@@ -97,7 +115,7 @@ def allocate(wtime: float | None, btime: float | None, winc: float | None, binc:
     if movestogo is not None and movestogo == 1:
         soft, hard = LAST_MOVE_CAPS[0] * usable, LAST_MOVE_CAPS[1] * usable
     else:
-        optimum = usable / horizon + INCREMENT_SHARE * inc
+        optimum = usable / horizon + min(INCREMENT_SHARE * inc, max(0.0, inc - float(lag)))
         soft = min(optimum, SOFT_CAP * usable)
         hard = max(soft, min(HARD_FACTOR * optimum, HARD_CAP * usable))
     return max(MIN_BUDGET, soft / 1000.0), max(MIN_BUDGET, hard / 1000.0)
@@ -141,10 +159,10 @@ def parse_int(text: str) -> int | None:
 
 
 def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_OVERHEAD_MS,
-             lag_ms: float = 0.0) -> GoCommand:
+             lag_ms: float = 0.0, base_ms: float | None = None) -> GoCommand:
     """`go` arguments (tokens after `go`, any order) -> GoCommand for the side `turn` to move.
 
-    lag_ms: the measured usual lag per move (see allocate).
+    lag_ms: the measured usual lag per move; base_ms: the game's starting clock (see allocate).
     Unknown tokens and numbers that do not parse are skipped.  `mate n` becomes depth
     2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
     stands in for both (see timeman.allocate).
@@ -182,7 +200,7 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
         soft = hard = movetime_budget(max(0, values["movetime"]), overhead_ms)
     elif "wtime" in values or "btime" in values:
         soft, hard = allocate(values.get("wtime"), values.get("btime"), values.get("winc"),
-                              values.get("binc"), values.get("movestogo"), turn, overhead_ms, lag_ms)
+                              values.get("binc"), values.get("movestogo"), turn, overhead_ms, lag_ms, base_ms)
         own = "wtime" if turn == 0 else "btime"
         clock_ms = float(values[own]) if own in values else None
         inc_ms = float(max(0, values.get("winc" if turn == 0 else "binc", 0)))

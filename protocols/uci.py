@@ -131,6 +131,7 @@ class _Job:
         self.clock_ms: float | None = None
         self.inc_ms = 0.0
         self.received = time.monotonic()
+        self.search_started = self.received   # when the search itself started (after any player build)
         self.answered: float | None = None
 
 
@@ -156,7 +157,10 @@ class UciServer:
         self._lock = threading.Lock()
         self._job: _Job | None = None
         self.lag = LagMeter()
-        self._last_timed: _Job | None = None   # the last clock-timed go, for the LagMeter
+        self.overrun = LagMeter()   # our own go-to-bestmove time beyond the hard budget
+        self.base_clock_ms: float | None = None  # the largest clock seen this game
+        # the last clock-timed go of each side, for the LagMeter (one process may play both)
+        self._last_timed: dict[int, _Job] = {}
         self.handlers: dict[str, Callable[[list[str]], bool | None]] = {
             "uci": self.cmd_uci, "debug": self.cmd_debug, "isready": self.cmd_isready,
             "setoption": self.cmd_setoption, "register": lambda _: None,
@@ -244,6 +248,8 @@ class UciServer:
         job.sent = True
         self.write(job.line)
         job.answered = time.monotonic()
+        if job.clock_ms is not None and job.limits.time is not None:
+            self.overrun.observe(1000 * (job.answered - job.search_started - job.limits.time))
 
     def _measure_lag(self, previous: _Job | None, state: State, clock_ms: float | None) -> None:
         """Feed the LagMeter when this `go` continues the game of a timed, answered one by
@@ -343,7 +349,8 @@ class UciServer:
 
     def cmd_ucinewgame(self, _: list[str]) -> None:
         self._retire_job()
-        self._last_timed = None
+        self._last_timed.clear()
+        self.base_clock_ms = None
         self.state = self.game.initial_state()
         if self.engine is not None:
             self.engine.new_game()
@@ -386,9 +393,12 @@ class UciServer:
         engine = self._ensure_engine()
         state = self.state
         clock = parse_go(tokens[1:], state.to_play).clock_ms  # read first: the lag it shows counts now
-        self._measure_lag(self._last_timed, state, clock)
-        go = parse_go(tokens[1:], state.to_play, overhead_ms=max(self.overhead_ms, self.lag.worst),
-                      lag_ms=self.lag.mean)
+        self._measure_lag(self._last_timed.get(state.to_play), state, clock)
+        if clock is not None:
+            self.base_clock_ms = max(clock, self.base_clock_ms or 0.0)
+        go = parse_go(tokens[1:], state.to_play,
+                      overhead_ms=max(self.overhead_ms, self.lag.worst),
+                      lag_ms=self.lag.mean + self.overrun.mean, base_ms=self.base_clock_ms)
         legal = state.legal_moves()
         restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:
@@ -398,7 +408,10 @@ class UciServer:
         job.received = received
         if not go.ponder:
             job.clock_ms, job.inc_ms = go.clock_ms, go.inc_ms
-        self._last_timed = job if job.clock_ms is not None else None
+        if job.clock_ms is not None:
+            self._last_timed[state.to_play] = job
+        else:
+            self._last_timed.pop(state.to_play, None)
         self._job = job
         if self.debug:
             self.info(f"go {self.options.player} ponder={go.ponder} {limits}")
@@ -410,6 +423,7 @@ class UciServer:
         if go.ponder:  # the clock starts at ponderhit; no clock at all: search until stop
             search_limits = (replace(limits, ponder=True) if not limits.unlimited else
                              Limits(infinite=True, searchmoves=limits.searchmoves, multipv=limits.multipv))
+        job.search_started = time.monotonic()
         engine.go(state, search_limits, on_info=lambda info: self._on_info(job, info),
                   on_done=lambda result: self._on_done(job, result),
                   on_error=lambda exc: self._on_error(job, exc))

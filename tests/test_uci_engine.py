@@ -155,6 +155,7 @@ def test_game_at_1s_plus_10ms_never_flags():
     clocks, inc = [1.0, 1.0], 0.01
     board = chess.Board()
     lowest = 1.0
+    spent: list[tuple[float, int, float]] = []   # (seconds, ply, clock before): shown on a flag
     with chess.engine.SimpleEngine.popen_uci(plyzero_uci(), env=engine_env()) as engine:
         while not board.is_game_over(claim_draw=True) and board.ply() < 120:
             side = 0 if board.turn == chess.WHITE else 1
@@ -162,9 +163,12 @@ def test_game_at_1s_plus_10ms_never_flags():
                                        white_inc=inc, black_inc=inc)
             started = time.monotonic()
             result = engine.play(board, limit)
-            clocks[side] -= time.monotonic() - started
+            spent.append((time.monotonic() - started, board.ply(), clocks[side]))
+            clocks[side] -= spent[-1][0]
             lowest = min(lowest, clocks[side])
-            assert clocks[side] > 0, f"flagged at ply {board.ply()}"
+            slowest = ", ".join(f"ply {ply}: {1000 * took:.0f} ms of {1000 * clock:.0f}"
+                                for took, ply, clock in sorted(spent, reverse=True)[:5])
+            assert clocks[side] > 0, f"flagged at ply {board.ply()}; slowest moves: {slowest}"
             clocks[side] += inc
             assert result.move in board.legal_moves
             board.push(result.move)

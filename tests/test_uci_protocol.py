@@ -16,7 +16,7 @@ from engine.games.chess import ChessGame
 from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.timeman import (HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, LagMeter,
+from protocols.timeman import (BASE_RESERVE, HARD_CAP, LAG_RESERVE, LAST_MOVE_CAPS, MIN_BUDGET, SUDDEN_DEATH_HORIZON, LagMeter,
                                allocate, movetime_budget)
 from protocols.uci import format_bestmove, format_info, parse_go, serve
 
@@ -143,9 +143,11 @@ def test_allocate_spends_the_clock_down_to_the_overhead():
 
 
 def test_allocate_sets_aside_only_the_lag_the_increment_does_not_pay():
-    assert allocate(1000, 1000, 10, 10, None, 0, 30, lag=8) == allocate(1000, 1000, 10, 10, None, 0, 30)
+    assert allocate(1000, 1000, 10, 10, None, 0, 30, lag=2) == allocate(1000, 1000, 10, 10, None, 0, 30)
+    soft, _ = allocate(1000, 1000, 10, 10, None, 0, 30, lag=8)  # the increment pays the lag first
+    assert soft == pytest.approx((850 / SUDDEN_DEATH_HORIZON + 2) / 1000)
     soft, _ = allocate(1000, 1000, 10, 10, None, 0, 30, lag=20)
-    assert soft == pytest.approx(((850 - 10 * (SUDDEN_DEATH_HORIZON - 1)) / SUDDEN_DEATH_HORIZON + 7.5) / 1000)
+    assert soft == pytest.approx((850 - 10 * (SUDDEN_DEATH_HORIZON - 1)) / SUDDEN_DEATH_HORIZON / 1000)
     assert allocate(400, 400, 10, 10, None, 0, 30, lag=20) == (MIN_BUDGET, MIN_BUDGET)
 
 
@@ -177,6 +179,28 @@ def test_clock_survives_200_moves_spending_the_hard_limit(base_ms, inc_ms, lag_m
         remaining -= hard * 1000 + lag_ms
         assert remaining > 0, "flagged"
         remaining += inc_ms
+
+
+def test_allocate_keeps_a_share_of_the_game_clock_in_reserve():
+    soft, _ = allocate(1000, 1000, 10, 10, None, 0, 30, base=1000)
+    assert soft == pytest.approx(((1000 - 30 - BASE_RESERVE * 1000) / SUDDEN_DEATH_HORIZON + 7.5) / 1000)
+    assert allocate(270, 270, 10, 10, None, 0, 30, base=1000) == (MIN_BUDGET, MIN_BUDGET)
+    assert allocate(270, 270, 10, 10, None, 0, 30) > (MIN_BUDGET, MIN_BUDGET)
+    # a long game keeps one second, not a quarter of itself
+    assert allocate(60_000, 60_000, 0, 0, None, 0, 30, base=60_000)[0] == pytest.approx(
+        (60_000 - 30 - 1000) / SUDDEN_DEATH_HORIZON / 1000)
+
+
+@pytest.mark.parametrize("stall_at", [5, 40, 80, 150])
+def test_one_200ms_stall_anywhere_in_a_1s_plus_10ms_game_never_flags(stall_at):
+    """What flagged a CI run: every move spends its hard budget plus 5 ms of lag, and at
+    one move the machine stalls for 200 ms more than that."""
+    remaining = 1000.0
+    for move in range(200):
+        _, hard = allocate(remaining, remaining, 10, 10, None, 0, 30, base=1000)
+        remaining -= hard * 1000 + 5 + (200 if move == stall_at else 0)
+        assert remaining > 0, f"flagged at move {move}"
+        remaining += 10
 
 
 @pytest.mark.parametrize("base_ms", [1000, 3000, 60_000])
@@ -249,8 +273,11 @@ class FakeSearcher:
     time; plays `choose(state)` (default: the first legal move) or raises `fail`."""
 
     def __init__(self, choose: Callable | None = None, fail: Exception | None = None,
-                 wdl: tuple[int, int, int] | None = None, mate_plies: int | None = None):
+                 wdl: tuple[int, int, int] | None = None, mate_plies: int | None = None,
+                 overrun: float = 0.0):
+        """overrun: seconds the searcher goes on past its hard deadline (a slow poll)."""
         self.choose, self.fail, self.wdl, self.mate_plies = choose, fail, wdl, mate_plies
+        self.overrun = overrun
         self.calls: list[tuple[object, Limits]] = []
         self.stoppers: list[Stopper] = []
         self.new_games = 0
@@ -265,6 +292,7 @@ class FakeSearcher:
             deadline = time.monotonic() + 30
             while not stopper.should_stop() and time.monotonic() < deadline:
                 stopper.event.wait(0.002)
+            time.sleep(self.overrun)
         if self.fail is not None:
             raise self.fail
         moves = list(limits.searchmoves or state.legal_moves())
@@ -421,7 +449,7 @@ def test_ponderhit_gives_the_budget_of_a_fresh_go_with_the_same_clock(session, f
     at ponderhit; the fake searcher spends its whole hard budget from there."""
     session.send("position startpos", "go ponder wtime 2000 btime 2000 winc 20 binc 20")
     session.ready()
-    fresh = parse_go("wtime 2000 btime 2000 winc 20 binc 20".split(), 0).limits
+    fresh = parse_go("wtime 2000 btime 2000 winc 20 binc 20".split(), 0, base_ms=2000).limits
     pondering = fake.calls[-1][1]
     assert pondering.ponder and (pondering.time, pondering.soft_time) == (fresh.time, fresh.soft_time)
     stopper = fake.stoppers[-1]
@@ -448,6 +476,37 @@ def test_lag_the_client_charges_beyond_our_own_time_shrinks_the_next_budgets(ses
         clock -= 1000 * (time.monotonic() - started) + 200 - 10
     unaware = parse_go(f"wtime {clock:.0f} btime 10000 winc 10 binc 10".split(), 0).limits
     assert fake.calls[-1][1].soft_time < 0.5 * unaware.soft_time
+
+
+def test_the_engine_learns_its_own_overrun_and_plans_for_it():
+    """A searcher that answers 150 ms after its hard deadline, 10 ms increment: the server
+    sees the overrun itself (one process playing both sides, so no client lag is seen)
+    and sets it aside, so later budgets shrink below those of a clean engine."""
+    slow = FakeSearcher(overrun=0.15)
+    s = Session(searcher=slow)
+    s.send("ucinewgame")
+    moves: list[str] = []
+    for _ in range(3):
+        s.send(" ".join(["position startpos moves", *moves]) if moves else "position startpos",
+               "go wtime 10000 btime 10000 winc 10 binc 10")
+        moves.append(s.stdout.expect("bestmove").split()[1])
+    clean = parse_go("wtime 10000 btime 10000 winc 10 binc 10".split(), 0, base_ms=10_000).limits
+    assert slow.calls[-1][1].soft_time < 0.8 * clean.soft_time
+    assert s.quit() == 0
+
+
+def test_the_game_clock_keeps_a_reserve_and_a_new_game_forgets_it(session, fake):
+    """The largest clock of the game sets the reserve: at 280 ms left of a one-second
+    game (250 ms reserve, 30 ms overhead) the engine moves at once, while a new game that
+    starts at 280 ms plans a real move."""
+    session.send("ucinewgame", "position startpos", "go wtime 1000 btime 1000 winc 10 binc 10")
+    session.stdout.expect("bestmove")
+    session.send("position startpos moves e2e4", "go wtime 1000 btime 280 winc 10 binc 10")
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][1].time == MIN_BUDGET
+    session.send("ucinewgame", "position startpos", "go wtime 280 btime 280 winc 10 binc 10")
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][1].soft_time > 0.005
 
 
 def test_ponder_without_a_clock_answers_at_ponderhit(session, fake):
