@@ -259,6 +259,21 @@ def test_alphabeta_plays_a_long_vcf_at_once():
     assert result.best_move == result.info.pv[0]
 
 
+def test_the_threats_option_switches_the_solver_off_in_both_built_searchers():
+    """`threats=off` (arena: `alphabeta:threats=off`) plays as before the solver: the built
+    alpha-beta no longer sees a long VCF at depth 1, and MCTS has no prover."""
+    from engine.players import PlayerOptions
+    from engine.players.build import make_searcher
+    name, state, _, _ = _longest_vcf()
+    found = make_searcher(state.game, PlayerOptions(player="alphabeta")).search(state, Limits(depth=1))
+    assert found.info is not None and found.info.mate_plies is not None and found.info.mate_plies >= 3
+    blind = make_searcher(state.game, PlayerOptions(player="alphabeta", threats="off")).search(
+        state, Limits(depth=1))
+    assert blind.info is None or blind.info.mate_plies is None
+    mcts = make_searcher(state.game, PlayerOptions(player="mcts", threats="off"))
+    assert mcts.config.threat_nodes == mcts.config.vct_nodes == 0 and mcts._prover is None
+
+
 def test_alphabeta_restricts_the_root_to_moves_that_stop_the_opponents_vcf():
     for name, state, kind, tempting in REFUTE:
         board = board_maker(state.game, root_threat_nodes=5_000)(state)

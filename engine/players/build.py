@@ -8,6 +8,7 @@ so picking `alphabeta` never loads torch.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable, NamedTuple
 
 from engine.games.base import Game
@@ -96,6 +97,8 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
     config = AlphaBetaConfig(hash_mb=options.hash_mb)
+    if options.threats == "off":
+        config = replace(config, threat_nodes=0, root_threat_nodes=0)
     return AlphaBeta(board(game, config), config)
 
 
@@ -148,11 +151,12 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
+    threats = options.threats == "on"
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),
-                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0),
-                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 else 0,
+                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0) if threats else 0,
+                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 and threats else 0,
                         vct_share=vct_share,
                         fpu_reduction=fpu, policy_temperature=temperature)
     return MCTS(evaluator, config)
