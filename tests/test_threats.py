@@ -421,3 +421,29 @@ def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
     no_vct = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=100, leaves_per_batch=4))
     no_vct.search(state, Limits(nodes=64))
     assert no_vct._roots[0].proven is None or not (no_vct._roots[0].proven < 0).any()
+
+
+def _refuted_only_past_1000_nodes():
+    """From MCTS's lost games against alpha-beta (15x15, 1 s per move): X to move, O threatens a
+    VCT; X played (6, 7), after which O's VCT needs about 2,300 solver nodes."""
+    game = get_game("gomoku", width=15)
+    moves = ["8,9", "5,7", "9,6", "5,8", "9,8", "5,9", "5,6", "5,10", "5,11", "7,10", "7,8"]
+    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(6, 7)
+
+
+def test_deepening_the_vct_check_refutes_a_move_that_a_small_budget_lets_through():
+    state, played = _refuted_only_past_1000_nodes()
+    shallow = ThreatSolver(state.game).vct_losing_moves(state, [played], nodes=1000)
+    assert shallow.threat is not None and played in shallow.holding and not shallow.losing
+    solver = ThreatSolver(state.game)
+    solver.stop = lambda: False                     # a timed search that still has time
+    deep = solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=4000)
+    assert played in deep.losing and not deep.holding
+    after = state.play(played)
+    line = deep.losing[played]
+    assert after.to_play != state.to_play and line[0] in after.legal_moves()
+    assert ThreatSolver(state.game).vct(after, nodes=20_000).win      # found again independently
+    # and deepening stops when the time is up
+    solver = ThreatSolver(state.game)
+    solver.stop = lambda: True
+    assert played not in solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=4000).losing

@@ -48,6 +48,8 @@ LEAF_FOUR_LINES = 2           # MCTS leaves are tried when the mover can make fo
 LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
 ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
+VCT_DEEPEN = 4                # ... then those are checked again with this many times the nodes
+VCT_DEEPEN_LEVELS = 2         # ... at most this many times (1,000 -> 4,000 -> 16,000 nodes)
 
 
 @dataclass(frozen=True)
@@ -226,13 +228,20 @@ class ThreatSolver:
         return self._vct_now(self.board_for(state), nodes, max_threats, vcf_plies)
 
     def vct_losing_moves(self, state: GomokuState, moves: Iterable[int], *, nodes: int = 5_000,
-                         enough: int = 4, max_threats: int = DEFAULT_VCT_THREATS) -> VctDefence:
+                         enough: int = 4, max_threats: int = DEFAULT_VCT_THREATS,
+                         deepen_to: int = 0) -> VctDefence:
         """The opponent's VCT if the side to move passed, and which of `moves` (tried in the
         order given, best first) still lose to an opponent VCT when played.  A stone of ours
         never helps the opponent, so without a threat no move loses to a VCT (within the
         limits); with one, moves are tried until `enough` of them hold (a VCT's defences
         are not one line's neighbourhood, so untried moves stay unknown).  Each call of
-        the VCT search gets `nodes`."""
+        the VCT search gets `nodes`.
+
+        deepen_to: then, until the stop callback fires, the moves that hold are checked
+        again with VCT_DEEPEN times the nodes, up to this many per search, and untried
+        moves top the holders up to `enough` at that depth.  Measured on MCTS's lost 20x20
+        games: the VCT that refuted the move played needed 2,000-20,000 nodes, where one
+        fixed budget of 1,000 judged the move as holding."""
         if state.outcome() is not None:
             return VctDefence(None)
         board = self.board_for(state)
@@ -243,8 +252,17 @@ class ThreatSolver:
             board.unpass()
         if threat.line is None:
             return VctDefence(None, complete=threat.complete, nodes=threat.nodes)
+        order = list(moves)
         losing, holding, spent, complete = self._replies(
-            board, moves, threat.nodes, lambda b, _: self._vct_now(b, nodes, max_threats), enough)
+            board, order, threat.nodes, lambda b, _: self._vct_now(b, nodes, max_threats), enough)
+        level = nodes
+        while holding and level * VCT_DEEPEN <= deepen_to and not (self.stop is not None and self.stop()):
+            level *= VCT_DEEPEN
+            tried = set(losing) | set(holding)
+            again = holding + [m for m in order if m not in tried]
+            deeper, holding, spent, complete = self._replies(
+                board, again, spent, lambda b, _, n=level: self._vct_now(b, n, max_threats), enough)
+            losing.update(deeper)
         return VctDefence(threat.line, losing, tuple(holding), spent, complete)
 
     def _vct_now(self, board: GomokuSearchBoard, nodes: int, max_threats: int,
@@ -500,7 +518,9 @@ class TreeProver:
             own = solver.vct(state, nodes=self.vct_nodes)
             if own.line is not None:
                 return {own.line[0]: (-1.0, len(own.line) - 1)}
-            check = solver.vct_losing_moves(state, by_prior, nodes=self.vct_nodes, enough=VCT_ENOUGH)
+            timed = stopper is not None and stopper.time_left() is not None   # else nothing stops deepening
+            check = solver.vct_losing_moves(state, by_prior, nodes=self.vct_nodes, enough=VCT_ENOUGH,
+                                            deepen_to=self.vct_nodes * VCT_DEEPEN ** VCT_DEEPEN_LEVELS if timed else 0)
         finally:
             solver.stop = None
         return {move: (1.0, len(line)) for move, line in check.losing.items()}
