@@ -260,17 +260,17 @@ def test_alphabeta_plays_a_long_vcf_at_once():
 
 
 def test_the_threats_option_switches_the_solver_off_in_both_built_searchers():
-    """`threats=off` (arena: `alphabeta:threats=off`) plays as before the solver: the built
+    """`threat-solver=off` (arena: `alphabeta:threat-solver=off`) plays as before the solver: the built
     alpha-beta no longer sees a long VCF at depth 1, and MCTS has no prover."""
     from engine.players import PlayerOptions
     from engine.players.build import make_searcher
     name, state, _, _ = _longest_vcf()
     found = make_searcher(state.game, PlayerOptions(player="alphabeta")).search(state, Limits(depth=1))
     assert found.info is not None and found.info.mate_plies is not None and found.info.mate_plies >= 3
-    blind = make_searcher(state.game, PlayerOptions(player="alphabeta", threats="off")).search(
+    blind = make_searcher(state.game, PlayerOptions(player="alphabeta", threat_solver="off")).search(
         state, Limits(depth=1))
     assert blind.info is None or blind.info.mate_plies is None
-    mcts = make_searcher(state.game, PlayerOptions(player="mcts", threats="off"))
+    mcts = make_searcher(state.game, PlayerOptions(player="mcts", threat_solver="off"))
     assert mcts.config.threat_nodes == mcts.config.vct_nodes == 0 and mcts._prover is None
 
 

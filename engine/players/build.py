@@ -97,7 +97,7 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
     config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if options.threats == "off":
+    if options.threat_solver == "off":
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
     return AlphaBeta(board(game, config), config)
 
@@ -151,7 +151,7 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
-    threats = options.threats == "on"
+    threats = options.threat_solver == "on"
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),

@@ -103,9 +103,9 @@ class PlayerOptions:
         "float", "Gomoku MCTS: the most of the time left the root's VCT checks may take (its own "
         "VCT, moves that walk into the opponent's); 0 turns them off [auto: the game's tuned value].",
         key="vct-share", minimum=0.0))
-    threats: str = _option("on", OptionSpec(
+    threat_solver: str = _option("on", OptionSpec(
         "choice", "Gomoku: the threat solver (VCF/VCT proofs before and inside the search) on or "
-        "off; off plays as the searchers did before it existed.", choices=("on", "off")))
+        "off; off plays as the searchers did before it existed.", key="threat-solver", choices=("on", "off")))
     threads: int = _option(1, OptionSpec(
         "int", "Network inference threads.", uci="Threads", minimum=1, maximum=256))
     hash_mb: int = _option(64, OptionSpec(

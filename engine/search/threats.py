@@ -254,16 +254,20 @@ class ThreatSolver:
             return VctDefence(None, complete=threat.complete, nodes=threat.nodes)
         order = list(moves)
         losing, holding, spent, complete = self._replies(
-            board, order, threat.nodes, lambda b, _: self._vct_now(b, nodes, max_threats), enough)
+            board, order, threat.nodes, self._vct_search(nodes, max_threats), enough)
         level = nodes
         while holding and level * VCT_DEEPEN <= deepen_to and not (self.stop is not None and self.stop()):
             level *= VCT_DEEPEN
             tried = set(losing) | set(holding)
             again = holding + [m for m in order if m not in tried]
             deeper, holding, spent, complete = self._replies(
-                board, again, spent, lambda b, _, n=level: self._vct_now(b, n, max_threats), enough)
+                board, again, spent, self._vct_search(level, max_threats), enough)
             losing.update(deeper)
         return VctDefence(threat.line, losing, tuple(holding), spent, complete)
+
+    def _vct_search(self, nodes: int, max_threats: int) -> Callable[[GomokuSearchBoard, int], ThreatResult]:
+        """The side to move's VCT with a fixed budget, as _replies calls it."""
+        return lambda board, _: self._vct_now(board, nodes, max_threats)
 
     def _vct_now(self, board: GomokuSearchBoard, nodes: int, max_threats: int,
                  vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
