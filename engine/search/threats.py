@@ -513,7 +513,8 @@ class TreeProver:
         """No VCF either way: the root's VCT (its first move proven won), else the root moves
         that walk into the opponent's VCT, tried by prior until VCT_ENOUGH hold (proven lost).
         Measured: every loss of MCTS to alpha-beta in a 20-game 15x15 match began with a
-        move after which the opponent had a VCT.  Takes at most `vct_share` of the time left."""
+        move after which the opponent had a VCT.  Takes at most `vct_share` of the time left;
+        in a timed search the holding moves are checked deeper while that lasts."""
         state = root.state
         prior = root.raw_prior if root.raw_prior is not None else root.prior
         by_prior = [root.moves[a] for a in sorted(range(len(root.moves)), key=lambda a: -float(prior[a]))]
