@@ -66,6 +66,31 @@ def test_stopper_uses_its_clock_for_soft_and_hard_deadlines():
     assert stopper.should_stop()
 
 
+def test_stopper_holds_time_back_for_after_the_search_and_gives_it_back():
+    now = [100.0]
+    stopper = Stopper(Limits(time=2.0, soft_time=1.8), clock=lambda: now[0])
+    stopper.hold_back(0.5)
+    assert (stopper.hard_deadline, stopper.soft_deadline) == (101.5, 101.5)
+    now[0] = 101.6
+    assert stopper.should_stop()                     # the main search ends at the pulled-in deadline
+    stopper.give_back()
+    assert (stopper.hard_deadline, stopper.soft_deadline) == (102.0, 101.8)
+    assert not stopper.should_stop() and stopper.time_left() == pytest.approx(0.4)
+    now[0] = 102.0
+    assert stopper.should_stop()
+    # a stop event is not lifted; a search with no clock holds nothing back
+    event = threading.Event()
+    stopped = Stopper(Limits(time=2.0), event, clock=lambda: now[0])
+    stopped.hold_back(0.5)
+    event.set()
+    assert stopped.should_stop()
+    stopped.give_back()
+    assert stopped.should_stop()
+    untimed = Stopper(Limits(nodes=100))
+    untimed.hold_back(0.5)
+    assert untimed.hard_deadline is None and not untimed.should_stop(50)
+
+
 def test_stopper_ponder_starts_the_same_budget_at_ponderhit():
     now = [100.0]
     signal = StopSignal()

@@ -9,17 +9,21 @@ VCF search over five-cell windows (no pattern tables).
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import board_maker
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
+from engine.search.limits import Stopper
 from engine.search.mcts import MCTS, MCTSConfig
-from engine.search.threats import ThreatSolver
+from engine.search.threats import ThreatSolver, TreeProver
+from engine.search.tree import Node
 from engine.types import Evaluation, Limits
 
 DATA = Path(__file__).parent / "data" / "vcf_positions.txt"
@@ -447,3 +451,70 @@ def test_deepening_the_vct_check_refutes_a_move_that_a_small_budget_lets_through
     solver = ThreatSolver(state.game)
     solver.stop = lambda: True
     assert played not in solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=4000).losing
+
+
+def test_verify_choice_proves_the_chosen_move_lost_past_the_first_budget_and_checks_the_next():
+    state, played = _refuted_only_past_1000_nodes()
+    root = Node(state)
+    root.expand(Uniform().evaluate([state])[0])
+    a = root.moves.index(played)
+    choices: list[int] = []
+
+    def choose() -> int:      # MCTS's choice: the played move while it stands, then the next best
+        pick = a if root.proven is None or math.isnan(root.proven[a]) else (a + 1) % len(root.moves)
+        choices.append(pick)
+        return pick
+
+    prover = TreeProver(30, 1200, vct_nodes=1000)
+    prover.prove_root(root)                  # no clock: 1,000-node checks only, the played move holds
+    assert root.proven is None or math.isnan(root.proven[a])
+    prover.verify_choice(root, choose, Stopper(Limits(time=3.0)))
+    assert root.proven is not None and root.proven[a] < 0 and root.proven_plies[a] >= 3
+    assert choices[:2] == [a, a] and (a + 1) % len(root.moves) in choices   # 1,000 held, 4,000 refuted
+    line = root.children[a].state
+    assert ThreatSolver(state.game).vct(line, nodes=20_000).win
+    # no VCT checks configured, out of time, or no root check that left a doubt: nothing is proven
+    for prover, stopper, checked in ((TreeProver(30, 1200, vct_nodes=0), Stopper(Limits(time=3.0)), True),
+                                     (TreeProver(30, 1200, vct_nodes=1000), Stopper(Limits(time=0.0)), True),
+                                     (TreeProver(30, 1200, vct_nodes=1000), Stopper(Limits(time=3.0)), False)):
+        fresh = Node(state)
+        fresh.expand(Uniform().evaluate([state])[0])
+        if checked:
+            prover.prove_root(fresh)
+        before = None if fresh.proven is None else fresh.proven.copy()
+        prover.verify_choice(fresh, lambda: a, stopper)
+        assert (fresh.proven is None) if before is None else np.array_equal(fresh.proven, before, equal_nan=True)
+
+
+def _refuted_past_1000_with_defences_left():
+    """From MCTS's lost games against alpha-beta (15x15, 1 s per move, seed 41): X to move against
+    O's VCT threat; X played (8, 10), refuted by a VCT of about 1,100 nodes, while other
+    moves hold at 20,000."""
+    game = get_game("gomoku", width=15)
+    moves = ["5,9", "8,7", "9,8", "8,9", "8,6", "7,8", "6,7", "7,7", "7,6", "6,6", "9,6", "9,9", "8,8",
+             "7,9", "10,9", "7,11", "7,10"]
+    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(8, 10)
+
+
+def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():
+    state, played = _refuted_past_1000_with_defences_left()
+    assert ThreatSolver(state.game).vct_after(state, played, nodes=1000).line is None
+    assert ThreatSolver(state.game).vct_after(state, played, nodes=4000).line is not None
+
+    class Favourite:        # the network's darling is the refuted move
+        def evaluate(self, states):
+            out = []
+            for s in states:
+                moves = s.legal_moves()
+                priors = np.full(len(moves), 0.1 / max(1, len(moves) - 1))
+                if s.key() == state.key():
+                    priors[moves.index(played)] = 0.9
+                out.append(Evaluation(priors=priors / priors.sum(), value=0.0))
+            return out
+
+    config = MCTSConfig(seed=1, threat_nodes=30, vct_nodes=1000, vct_share=0.01, leaves_per_batch=4)
+    result = MCTS(Favourite(), config).search(state, Limits(time=3.0))
+    assert result.best_move != played and result.value > -1.0
+    assert not ThreatSolver(state.game).vct_after(state, result.best_move, nodes=4000).win
+    untimed = MCTS(Favourite(), config).search(state, Limits(nodes=200))
+    assert untimed.best_move == played          # nodes only: no clock to keep time from, no check

@@ -62,11 +62,32 @@ class Stopper:
         if not self.pondering:
             self._start_clock(self.start)
         self.stopped = False
+        self._held: tuple[float | None, float | None] | None = None
 
     def _start_clock(self, now: float) -> None:
         hard, soft = self._budget
         self.hard_deadline = None if hard is None else now + hard
         self.soft_deadline = None if soft is None else now + soft
+
+    def hold_back(self, seconds: float) -> None:
+        """Pull both deadlines in by `seconds`, kept for work after the main search (MCTS's
+        check of the move it chose); give_back() restores them.  Nothing while no clock runs."""
+        if self.hard_deadline is None or seconds <= 0.0 or self._held is not None:
+            return
+        self._held = (self.hard_deadline, self.soft_deadline)
+        self.hard_deadline -= seconds
+        if self.soft_deadline is not None:
+            self.soft_deadline = min(self.soft_deadline, self.hard_deadline)
+
+    def give_back(self) -> None:
+        """Undo hold_back: the deadlines are the budget's again, and a stop that is not the
+        stop event's is lifted (should_stop reads the clock against the real deadline again)."""
+        if self._held is None:
+            return
+        self.hard_deadline, self.soft_deadline = self._held
+        self._held = None
+        if not self.event.is_set():
+            self.stopped = False
 
     def _check_ponderhit(self) -> None:
         seen = getattr(self.event, "ponderhit_seen", None)

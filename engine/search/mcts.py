@@ -27,6 +27,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -141,6 +142,8 @@ class MCTS:
         trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves, stopper)
+        held = self._prover.verify_reserve([t.root for t in trees], stopper) if self._prover is not None else 0.0
+        stopper.hold_back(held)
         node_limit = limits.nodes if not limits.infinite else None
         next_info = INFO_INTERVAL
         decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
@@ -173,6 +176,11 @@ class MCTS:
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
         self.last_stop = decided.get(id(trees[0])) or self._stop_reason(trees[0], stopper, node_limit)
+        if held > 0.0 and self._prover is not None:
+            stopper.give_back()
+            for tree in trees:
+                self._prover.verify_choice(tree.root, partial(best_child, tree.root, tree.root_mask, 0.0, None),
+                                           stopper)
         results = [self._result(t, stopper.elapsed()) for t in trees]
         self._answers = [r.best_move for r in results]
         head = results[0]

@@ -28,7 +28,8 @@ depth-bounded failures across calls; keep one ThreatSolver per player (not threa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+import math
+from typing import Callable, Iterable, Sequence
 
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
@@ -50,6 +51,8 @@ ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
 VCT_DEEPEN = 4                # ... then those are checked again with this many times the nodes
 VCT_DEEPEN_LEVELS = 2         # ... at most this many times (1,000 -> 4,000 -> 16,000 nodes)
+VERIFY_SHARE = 0.3            # of a timed search's time left after the root checks: kept to check the chosen move
+VERIFY_MAX_NODES = 64_000     # ... deepening its VCT check up to this many nodes
 
 
 @dataclass(frozen=True)
@@ -265,6 +268,21 @@ class ThreatSolver:
             losing.update(deeper)
         return VctDefence(threat.line, losing, tuple(holding), spent, complete)
 
+    def vct_after(self, state: GomokuState, move: int, *, nodes: int = 5_000,
+                  max_threats: int = DEFAULT_VCT_THREATS) -> ThreatResult:
+        """The opponent's VCT once the side to move has played `move` (one move's check, as
+        vct_losing_moves makes for each move it tries)."""
+        if state.outcome() is not None:
+            return ThreatResult(None, 0, True)
+        board = self.board_for(state)
+        board.push(move)
+        try:
+            if board.terminal() is not None:
+                return ThreatResult(None, 0, True)
+            return self._vct_now(board, nodes, max_threats)
+        finally:
+            board.pop()
+
     def _vct_search(self, nodes: int, max_threats: int) -> Callable[[GomokuSearchBoard, int], ThreatResult]:
         """The side to move's VCT with a fixed budget, as _replies calls it."""
         return lambda board, _: self._vct_now(board, nodes, max_threats)
@@ -445,6 +463,8 @@ class TreeProver:
         self.vct_share = vct_share     # of the time left, at most, for the root's VCT checks
         self._solvers: dict[GomokuGame, ThreatSolver] = {}
         self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
+        # Roots (by id) whose opponent may have a VCT: one was found on a pass, or the check did not finish.
+        self._vct_doubt: set[int] = set()
 
     def _solver(self, state) -> ThreatSolver | None:
         game = state.game
@@ -472,8 +492,7 @@ class TreeProver:
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
         """An expanded root: prove its winning child, or the children that lose to a VCF.
         Takes at most ROOT_TIME_SHARE of the time `stopper` has left."""
-        from engine.search.tree import Node
-
+        self._vct_doubt.discard(id(root))
         if root.solved is not None and root.moves:
             if root.proven is not None and (root.solved <= 0 or (root.proven > 0).any()):
                 return                    # proven through its children: the move is known
@@ -497,17 +516,54 @@ class TreeProver:
                 line = defence.loses(move)
                 if line is not None:
                     results[move] = (1.0, len(line))
+            self._vct_doubt.add(id(root))           # the moves that stop its VCF may lose to a VCT
         elif self.vct_nodes > 0:
             results = self._vct_results(solver, root, stopper)
         for a, move in enumerate(root.moves):
-            if move not in results:
-                continue
-            child = root.children.get(a)
-            if child is None:
-                child = root.children[a] = Node(state.play(move))
-            if child.solved is None:
-                child.solved, child.solved_plies = results[move]
-            root.prove_child(a, child)
+            if move in results:
+                _prove(root, a, *results[move])
+
+    def verify_reserve(self, roots: Sequence, stopper: Stopper | None) -> float:
+        """Seconds a timed search keeps back for verify_choice: VERIFY_SHARE of the time left,
+        when some root's opponent may have a VCT (prove_root found one on a pass, or its check
+        did not finish).  A VCT check that finished finding none on a pass clears every move:
+        a stone of ours never helps the opponent."""
+        self._vct_doubt &= {id(root) for root in roots}     # roots of earlier searches are gone
+        if self.vct_nodes <= 0 or stopper is None or not stopper.timed:
+            return 0.0
+        if not any(id(root) in self._vct_doubt for root in roots):
+            return 0.0
+        return max(0.0, stopper.time_left() or 0.0) * VERIFY_SHARE
+
+    def verify_choice(self, root, choose: Callable[[], int], stopper: Stopper | None) -> None:
+        """After the search: is the move it chose (choose() -> root index) refuted by the
+        opponent's VCT?  Checked with vct_nodes, then 4x as many while time lasts, up to
+        VERIFY_MAX_NODES; a refuted move is proven lost and the next choice is checked.
+        Why: the root checks before the search try moves by prior with a small budget, and
+        measured on MCTS's lost games the VCT that beat the move it played needed
+        1,000-20,000 nodes, or the move had not been tried at all."""
+        solver = self._solver(root.state) if root.moves and root.solved is None else None
+        if solver is None or self.vct_nodes <= 0 or id(root) not in self._vct_doubt:
+            return
+        solver.stop = time_cap(stopper, 1.0)
+        held: dict[int, int] = {}        # root index -> the largest budget it held at
+        try:
+            while not (solver.stop is not None and solver.stop()):
+                a = choose()
+                if root.proven is not None and not math.isnan(root.proven[a]):
+                    return                        # a proven win, or every move proven lost
+                nodes = held[a] * VCT_DEEPEN if a in held else self.vct_nodes
+                if nodes > VERIFY_MAX_NODES:
+                    return
+                result = solver.vct_after(root.state, root.moves[a], nodes=nodes)
+                if result.line is not None:
+                    _prove(root, a, 1.0, len(result.line))
+                elif result.complete:
+                    return                        # no VCT within the threat limit: more nodes find none
+                else:
+                    held[a] = nodes
+        finally:
+            solver.stop = None
 
     def _vct_results(self, solver: ThreatSolver, root, stopper: Stopper | None) -> dict[int, tuple[float, int]]:
         """No VCF either way: the root's VCT (its first move proven won), else the root moves
@@ -528,4 +584,18 @@ class TreeProver:
                                             deepen_to=self.vct_nodes * VCT_DEEPEN ** VCT_DEEPEN_LEVELS if timed else 0)
         finally:
             solver.stop = None
+        if check.threat is not None or not check.complete:
+            self._vct_doubt.add(id(root))
         return {move: (1.0, len(line)) for move, line in check.losing.items()}
+
+
+def _prove(root, a: int, value: float, plies: int) -> None:
+    """Root child a's exact result: `value` for the side to move at the child, `plies` to it."""
+    from engine.search.tree import Node
+
+    child = root.children.get(a)
+    if child is None:
+        child = root.children[a] = Node(root.state.play(root.moves[a]))
+    if child.solved is None:
+        child.solved, child.solved_plies = value, plies
+    root.prove_child(a, child)
