@@ -471,8 +471,8 @@ def test_verify_choice_proves_the_chosen_move_lost_past_the_first_budget_and_che
     prover.verify_choice(root, choose, Stopper(Limits(time=3.0)))
     assert root.proven is not None and root.proven[a] < 0 and root.proven_plies[a] >= 3
     assert choices[:2] == [a, a] and (a + 1) % len(root.moves) in choices   # 1,000 held, 4,000 refuted
-    line = root.children[a].state
-    assert ThreatSolver(state.game).vct(line, nodes=20_000).win
+    after = root.children[a].state
+    assert ThreatSolver(state.game).vct(after, nodes=20_000).win
     # no VCT checks configured, out of time, or no root check that left a doubt: nothing is proven
     for prover, stopper, checked in ((TreeProver(30, 1200, vct_nodes=0), Stopper(Limits(time=3.0)), True),
                                      (TreeProver(30, 1200, vct_nodes=1000), Stopper(Limits(time=0.0)), True),

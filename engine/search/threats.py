@@ -27,8 +27,8 @@ depth-bounded failures across calls; keep one ThreatSolver per player (not threa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 import math
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from engine.games.gomoku import GomokuGame, GomokuState
@@ -454,7 +454,9 @@ class TreeProver:
     root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
     opponent has a VCF every root move that does not stop it is proven lost.  With neither
     (and `vct_nodes`): the root's VCT is proven the same way, else the root moves, by prior,
-    after which the opponent has a VCT are proven lost.  Other games' states are left alone.
+    after which the opponent has a VCT are proven lost.  While that opponent may still have a VCT,
+    a timed search keeps time back (verify_reserve) to check the move it chose (verify_choice).
+    Other games' states are left alone.
     One solver per game (size and rule), kept across searches.
     """
 
@@ -463,7 +465,8 @@ class TreeProver:
         self.vct_share = vct_share     # of the time left, at most, for the root's VCT checks
         self._solvers: dict[GomokuGame, ThreatSolver] = {}
         self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
-        # Roots (by id) whose opponent may have a VCT: one was found on a pass, or the check did not finish.
+        # Roots (by id) whose opponent may have a VCT: one was found on a pass, the check did not
+        # finish, or the moves that stop the opponent's VCF were not checked against VCTs.
         self._vct_doubt: set[int] = set()
 
     def _solver(self, state) -> ThreatSolver | None:
@@ -525,8 +528,7 @@ class TreeProver:
 
     def verify_reserve(self, roots: Sequence, stopper: Stopper | None) -> float:
         """Seconds a timed search keeps back for verify_choice: VERIFY_SHARE of the time left,
-        when some root's opponent may have a VCT (prove_root found one on a pass, or its check
-        did not finish).  A VCT check that finished finding none on a pass clears every move:
+        when some root's opponent may have a VCT (see _vct_doubt).  A VCT check that finished finding none on a pass clears every move:
         a stone of ours never helps the opponent."""
         self._vct_doubt &= {id(root) for root in roots}     # roots of earlier searches are gone
         if self.vct_nodes <= 0 or stopper is None or not stopper.timed:
