@@ -255,8 +255,8 @@ THREAT_BENCH_NODES = 200_000
 def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int, float]:
     """Solve THREAT_POSITIONS `rounds` times (VCF; the defence check for refute-*; VCT for
     vct-*; MCTS's root VCT check for vctcheck-*) with one
-    warm solver per game, as a player keeps it (the first round pays the pattern caches;
-    the solver's table is cleared before each position).  Prints proof plies, nodes and
+    warm solver per game, as a player keeps it (the solver's table is cleared before each
+    position).  Prints proof plies, nodes and
     time per position, then positions/s and the mean proof depth.  Returns (nodes, seconds)."""
     from engine.games.gomoku import GomokuGame
     from engine.search.threats import ThreatSolver
@@ -277,14 +277,14 @@ def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int,
             solver = solvers.get(game)
             if solver is None:
                 solver = solvers[game] = ThreatSolver(game)
-            solver.tt.clear()
+            solver.clear()
             start = time.perf_counter()
             if label.startswith("refute"):
                 defence = solver.defences(state, nodes=THREAT_BENCH_NODES)
                 nodes, line = defence.nodes, defence.threat
                 what = f"refutations {len(defence.refutations or ())}"
             elif label.startswith("vctcheck"):       # MCTS's root check, moves in the solver's order
-                order = solver.board_for(state).ranked(state.legal_moves())
+                order = solver.ranked(state, state.legal_moves())
                 check = solver.vct_losing_moves(state, order, nodes=MCTS_VCT_NODES["gomoku"])
                 nodes, line = check.nodes, check.threat
                 what = f"vct-lost {len(check.losing)}"

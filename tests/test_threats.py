@@ -321,15 +321,13 @@ def test_mcts_proves_losing_root_moves_against_the_opponents_vcf():
 
 
 def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
-    from engine.search.threats import TreeProver
+    from engine.search.threats import LEAF_FOUR_MAKERS, TreeProver
     from engine.search.tree import Node
-
-    from engine.search.threats import LEAF_FOUR_LINES
 
     prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
     tried = 0
     for name, state, _, _ in VCF:
-        if board_maker(state.game)(state).four_lines(state.to_play) < LEAF_FOUR_LINES:
+        if ThreatSolver(state.game).four_makers(state) < LEAF_FOUR_MAKERS:
             continue                   # not tried at leaves (documented): the root still is
         node = Node(state)
         prover.prove_leaf(node)

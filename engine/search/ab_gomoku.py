@@ -381,13 +381,14 @@ def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES, threat_no
                 root_threat_nodes: int = 0) -> Callable[[GomokuState], GomokuSearchBoard]:
     """`state -> board` for one player: every board shares one PatternTable, so the
     pattern caches (a third of a short search when cold) survive from move to move, and
-    with a threat budget one ThreatSolver (its table too): `threat_nodes` per leaf,
+    with a threat budget one ThreatSolver (its table too, and its compiled board, synced
+    to each board it is asked about): `threat_nodes` per leaf,
     `root_threat_nodes` before the search."""
     patterns = PatternTable(game.rule)
     threats = None
     if threat_nodes > 0 or root_threat_nodes > 0:
         from engine.search.threats import ThreatSolver
-        threats = ThreatSolver(game, patterns=patterns)
+        threats = ThreatSolver(game)
 
     def make(state: GomokuState) -> GomokuSearchBoard:
         board = GomokuSearchBoard.from_state(state, patterns=patterns, max_candidates=max_candidates)

@@ -6,8 +6,8 @@ defender cannot answer with a five of his own (the attacker never plays a four w
 defender has one); when his forced block makes a four of his own, the attacker must
 block it, and only a block that is itself a four continues the VCF.  An open four or a
 double four (two five cells) wins at once.  The proof is a single line: attacker,
-forced reply, ..., the attacker's five.  Both rules come from the pattern table, so
-"standard" (exactly five) fours are real fours and overlines never count.
+forced reply, ..., the attacker's five.  Both rules come from the cell patterns of
+threat_kernel.py, so "standard" (exactly five) fours are real fours and overlines never count.
 
 The defence check: the opponent's VCF if the side to move passed, and the moves that
 stop it.  Every move that can stop a VCF line L occupies a cell on one of the four
@@ -24,28 +24,30 @@ VCT says "not found", never "none".
 Budgets are node counts (attacker and defender stones placed); a result says whether the
 search finished.  A transposition table (Zobrist key + attacker) keeps proofs and
 depth-bounded failures across calls; keep one ThreatSolver per player (not thread-safe).
+The searches run in C (engine/search/threat_kernel.c, loaded by threat_kernel.py): a few us
+per node against about 57 in the Python solver they replace, measured on the VCTs that beat
+MCTS (benchmarks/gomoku_fatal_moves.py's positions); this module is their Python API.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, Iterable, Sequence
+
+import numpy as np
 
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
-from engine.search.gomoku_patterns import PatternTable
 from engine.search.limits import Stopper
+from engine.search.threat_kernel import MAX_FOURS, MAX_THREATS, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
            "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
 
 DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
 DEFAULT_VCT_THREATS = 4       # attacking threes/fours in a VCT
-_MAX_TT = 500_000             # entries before the table is dropped
-_ATTACKER_SALT = (0x2545F4914F6CDD1D, 0x9E3779B97F4A7C15)
-_VCT_SALT = 0x6A09E667F3BCC909
-_STOP_POLL = 32               # nodes between calls of a stop callback
-LEAF_FOUR_LINES = 2           # MCTS leaves are tried when the mover can make fours on this many lines
+LEAF_FOUR_MAKERS = 2          # MCTS leaves are tried when the mover can make this many fours (cell, line)
 LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
 ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
@@ -108,45 +110,65 @@ class VctDefence:
     complete: bool = True
 
 
-class _OutOfBudget(Exception):
-    pass
+NODE_SECONDS = 20e-6          # a pessimistic cost per solver node: a time cap's node budget
+
+
+class _TimeCap:
+    """A solver stop callback: the search's stop, or `share` of the time it had left spent.
+    seconds_left() lets the solver cap a call's node budget, since a compiled search is not
+    interrupted."""
+
+    def __init__(self, stopper: Stopper, share: float):
+        left = stopper.time_left()
+        self._stopper = stopper
+        self._give_up = stopper.elapsed() + (left * share if left is not None else float("inf"))
+
+    def __call__(self) -> bool:
+        return self._stopper.should_stop() or self._stopper.elapsed() > self._give_up
+
+    def seconds_left(self) -> float:
+        return self._give_up - self._stopper.elapsed()
 
 
 def time_cap(stopper: Stopper | None, share: float) -> Callable[[], bool] | None:
     """A solver stop callback: the search's stop, or `share` of the time it had left spent."""
-    if stopper is None:
-        return None
-    left = stopper.time_left()
-    give_up = stopper.elapsed() + (left * share if left is not None else float("inf"))
-    return lambda: stopper.should_stop() or stopper.elapsed() > give_up
+    return None if stopper is None else _TimeCap(stopper, share)
 
 
 class ThreatSolver:
-    """VCF/VCT/defence checks on gomoku positions of one game (size and rule)."""
+    """VCF/VCT/defence checks on gomoku positions of one game (size and rule).
 
-    def __init__(self, game: GomokuGame, *, patterns: PatternTable | None = None):
-        if patterns is not None and patterns.rule != game.rule:
-            raise ValueError(f"pattern table for {patterns.rule!r} used with rule {game.rule!r}")
+    The searches run compiled (engine/search/threat_kernel.py) on the solver's own board,
+    synced to each position asked about (only the cells that differ change).  `stop`, when
+    set, is polled between searches, and a time cap (time_cap) also bounds each search's
+    nodes by the time left."""
+
+    def __init__(self, game: GomokuGame):
         self.game = game
-        self.patterns = patterns if patterns is not None else PatternTable(game.rule)
-        self.tt: dict[int, tuple[tuple[int, ...] | None, int]] = {}
-        self._board: GomokuSearchBoard | None = None
-        self._nodes = 0
-        self._limit = 0
-        self._hint: frozenset[int] = frozenset()
-        self.stop: Callable[[], bool] | None = None   # polled every _STOP_POLL nodes: True = give up
-        self._ticks = 0       # nodes over all calls (the stop poll's clock)
+        self.kernel = KernelBoard(game.width, game.height, game.rule)
+        self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
+        self.stop: Callable[[], bool] | None = None
 
     # -- public ---------------------------------------------------------------------------
-    def board_for(self, state: GomokuState) -> GomokuSearchBoard:
-        """The solver's own board, synced to `state` (cheap for nearby states)."""
-        if state.game != self.game:
-            raise ValueError(f"{state.game} is not this solver's {self.game}")
-        if self._board is None:
-            self._board = GomokuSearchBoard(self.game.width, self.game.height, self.game.rule,
-                                            patterns=self.patterns)
-        self._board.sync(state)
-        return self._board
+    def clear(self) -> None:
+        """Forget the proofs and failures kept from earlier calls."""
+        self.kernel.clear_table()
+
+    def sync(self, cells: bytes | bytearray) -> None:
+        """Put the solver's board on `cells` (a GomokuState's or a GomokuSearchBoard's)."""
+        if len(cells) != self.game.width * self.game.height:
+            raise ValueError("cells of another board size")
+        self.kernel.sync(cells)
+
+    def four_makers(self, state: GomokuState) -> int:
+        """(cell, line) pairs where the side to move makes a four: 0 means no VCF to look for."""
+        self.sync(state.cells)
+        return self.kernel.makers(state.to_play)
+
+    def ranked(self, state: GomokuState, moves: Iterable[int]) -> list[int]:
+        """`moves` best first for the side to move (the solver's own move ordering)."""
+        self.sync(state.cells)
+        return self.kernel.rank(moves, state.to_play)
 
     def vcf(self, state: GomokuState, *, nodes: int = 20_000, max_plies: int = DEFAULT_VCF_PLIES,
             hint: Iterable[int] = ()) -> ThreatResult:
@@ -154,73 +176,28 @@ class ThreatSolver:
         fours; a proof kept in the table from an earlier call may be longer)."""
         if state.outcome() is not None:
             return ThreatResult(None, 0, True)
-        return self.vcf_on(self.board_for(state), nodes=nodes, max_plies=max_plies, hint=hint)
+        self.sync(state.cells)
+        return self._vcf(state.to_play, nodes, max_plies, hint)
 
     def vcf_on(self, board: GomokuSearchBoard, *, nodes: int = 20_000,
                max_plies: int = DEFAULT_VCF_PLIES, hint: Iterable[int] = ()) -> ThreatResult:
-        """vcf() on a caller's board (alpha-beta's), left as it was found."""
-        self._start(nodes, hint)
-        line = None
-        try:
-            for fours in range(1, (max_plies + 1) // 2 + 1):   # iterative deepening: the shortest proof
-                line = self._vcf(board, fours)
-                if line is not None:
-                    break
-        except _OutOfBudget:
-            return ThreatResult(None, self._nodes, False)
-        return ThreatResult(None if line is None else tuple(line), self._nodes, True)
+        """vcf() on alpha-beta's board (its side to move; the board is only read)."""
+        self.sync(board.cells)
+        return self._vcf(board.to_play, nodes, max_plies, hint)
 
     def defences(self, state: GomokuState, *, nodes: int = 50_000,
                  max_plies: int = DEFAULT_VCF_PLIES) -> Defence:
         """Does the opponent have a VCF if the side to move does nothing; which moves stop it."""
         if state.outcome() is not None:
             return Defence(None, None)
-        return self.defences_on(self.board_for(state), nodes=nodes, max_plies=max_plies)
+        self.sync(state.cells)
+        return self._defences(state.to_play, nodes, max_plies)
 
     def defences_on(self, board: GomokuSearchBoard, *, nodes: int = 50_000,
                     max_plies: int = DEFAULT_VCF_PLIES) -> Defence:
-        me = board.to_play
-        board.pass_turn()
-        try:
-            threat = self.vcf_on(board, nodes=nodes, max_plies=max_plies)
-        finally:
-            board.unpass()
-        spent = threat.nodes
-        if threat.line is None:
-            return Defence(None, None, nodes=spent, complete=threat.complete)
-        candidates = self._disturbing_cells(board, threat.line, me)
-        line = threat.line
-        losing, refutations, spent, complete = self._replies(
-            board, board.ranked(candidates), spent,
-            lambda b, used: self.vcf_on(b, nodes=max(1, nodes - used), max_plies=max_plies, hint=line))
-        return Defence(threat.line, frozenset(refutations), losing, frozenset(candidates), spent, complete)
-
-    def _replies(self, board: GomokuSearchBoard, moves: Iterable[int], spent: int,
-                 search: Callable[[GomokuSearchBoard, int], ThreatResult], enough: int | None = None
-                 ) -> tuple[dict[int, tuple[int, ...]], list[int], int, bool]:
-        """Play each of `moves` in turn and search the opponent's threat after it (search gets
-        the board and the nodes spent so far): (losing: move -> the opponent's line, holding,
-        nodes spent, complete over the holding ones).  With `enough`, stops once that many
-        hold or the stop callback fires; without, every move is tried (a move left untried
-        would read as lost)."""
-        losing: dict[int, tuple[int, ...]] = {}
-        holding: list[int] = []
-        complete = True
-        for move in moves:
-            if enough is not None and (len(holding) >= enough or (self.stop is not None and self.stop())):
-                break
-            board.push(move)
-            try:
-                answer = search(board, spent)
-            finally:
-                board.pop()
-            spent += answer.nodes
-            if answer.line is not None:
-                losing[move] = answer.line
-            else:
-                holding.append(move)
-                complete = complete and answer.complete
-        return losing, holding, spent, complete
+        """defences() on alpha-beta's board."""
+        self.sync(board.cells)
+        return self._defences(board.to_play, nodes, max_plies)
 
     def vct(self, state: GomokuState, *, nodes: int = 50_000, max_threats: int = DEFAULT_VCT_THREATS,
             vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
@@ -228,7 +205,8 @@ class ThreatSolver:
         defender's replies on it are the ones the search met first)."""
         if state.outcome() is not None:
             return ThreatResult(None, 0, True)
-        return self._vct_now(self.board_for(state), nodes, max_threats, vcf_plies)
+        self.sync(state.cells)
+        return self._vct(state.to_play, nodes, max_threats, vcf_plies)
 
     def vct_losing_moves(self, state: GomokuState, moves: Iterable[int], *, nodes: int = 5_000,
                          enough: int = 4, max_threats: int = DEFAULT_VCT_THREATS,
@@ -247,24 +225,21 @@ class ThreatSolver:
         fixed budget of 1,000 judged the move as holding."""
         if state.outcome() is not None:
             return VctDefence(None)
-        board = self.board_for(state)
-        board.pass_turn()
-        try:
-            threat = self._vct_now(board, nodes, max_threats)
-        finally:
-            board.unpass()
+        self.sync(state.cells)
+        me = state.to_play
+        threat = self._vct(1 - me, nodes, max_threats)
         if threat.line is None:
             return VctDefence(None, complete=threat.complete, nodes=threat.nodes)
         order = list(moves)
         losing, holding, spent, complete = self._replies(
-            board, order, threat.nodes, self._vct_search(nodes, max_threats), enough)
+            me, order, threat.nodes, partial(self._vct_fixed, 1 - me, nodes, max_threats), enough)
         level = nodes
-        while holding and level * VCT_DEEPEN <= deepen_to and not (self.stop is not None and self.stop()):
+        while holding and level * VCT_DEEPEN <= deepen_to and not self._stopped():
             level *= VCT_DEEPEN
             tried = set(losing) | set(holding)
             again = holding + [m for m in order if m not in tried]
             deeper, holding, spent, complete = self._replies(
-                board, again, spent, self._vct_search(level, max_threats), enough)
+                me, again, spent, partial(self._vct_fixed, 1 - me, level, max_threats), enough)
             losing.update(deeper)
         return VctDefence(threat.line, losing, tuple(holding), spent, complete)
 
@@ -274,183 +249,95 @@ class ThreatSolver:
         vct_losing_moves makes for each move it tries)."""
         if state.outcome() is not None:
             return ThreatResult(None, 0, True)
-        board = self.board_for(state)
-        board.push(move)
+        self.sync(state.cells)
+        me = state.to_play
+        if self.kernel.makes_five(move, me):
+            return ThreatResult(None, 0, True)
+        self.kernel.push(move, me)
         try:
-            if board.terminal() is not None:
-                return ThreatResult(None, 0, True)
-            return self._vct_now(board, nodes, max_threats)
+            return self._vct(1 - me, nodes, max_threats)
         finally:
-            board.pop()
+            self.kernel.pop(move)
 
-    def _vct_search(self, nodes: int, max_threats: int) -> Callable[[GomokuSearchBoard, int], ThreatResult]:
-        """The side to move's VCT with a fixed budget, as _replies calls it."""
-        return lambda board, _: self._vct_now(board, nodes, max_threats)
+    # -- on the synced board ----------------------------------------------------------------
+    def _stopped(self) -> bool:
+        return self.stop is not None and self.stop()
 
-    def _vct_now(self, board: GomokuSearchBoard, nodes: int, max_threats: int,
-                 vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
-        """The side to move's VCT on `board` (left as it was found)."""
-        self._start(nodes, ())
-        try:
-            line = self._vct(board, max_threats, (vcf_plies + 1) // 2)
-        except _OutOfBudget:
-            return ThreatResult(None, self._nodes, False)
-        return ThreatResult(None if line is None else tuple(line), self._nodes, True)
+    def _budget(self, nodes: int) -> int:
+        """`nodes`, fewer when the time cap would run out first."""
+        seconds_left = getattr(self.stop, "seconds_left", None)
+        if seconds_left is None:
+            return nodes
+        return max(1, int(min(nodes, seconds_left() / NODE_SECONDS)))
 
-    # -- VCF ------------------------------------------------------------------------------
-    def _start(self, nodes: int, hint: Iterable[int]) -> None:
-        self._nodes = 0
-        self._limit = nodes
-        self._hint = frozenset(hint)
-        if len(self.tt) > _MAX_TT:
-            self.tt.clear()
+    def _vcf(self, attacker: int, nodes: int, max_plies: int, hint: Iterable[int] = ()) -> ThreatResult:
+        if self._stopped():
+            return ThreatResult(None, 0, False)
+        mask = None
+        hinted = list(hint)
+        if hinted:
+            mask = self._hint
+            mask[:] = 0
+            mask[hinted] = 1
+        return ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS), mask))
 
-    def _count(self) -> None:
-        self._nodes += 1
-        self._ticks += 1
-        if self._nodes > self._limit or (self.stop is not None and not self._ticks % _STOP_POLL
-                                         and self.stop()):
-            raise _OutOfBudget
+    def _vct(self, attacker: int, nodes: int, max_threats: int,
+             vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
+        if self._stopped():
+            return ThreatResult(None, 0, False)
+        return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
+                                             min((vcf_plies + 1) // 2, MAX_FOURS)))
 
-    def _vcf(self, board: GomokuSearchBoard, fours: int) -> list[int] | None:
-        """Attacker (the side to move) wins by at most `fours` moves that are fours, the last
-        one a five: the proof line, else None."""
-        a = board.to_play
-        d = 1 - a
-        if board.has_four(a):
-            return [min(board.five_cells(a))]
-        key = board.key() ^ _ATTACKER_SALT[a]   # type: ignore[operator]
-        known = self.tt.get(key)
-        if known is not None and (known[0] is not None or known[1] >= fours):
-            return None if known[0] is None else list(known[0])
-        if fours <= 1:
-            return None
-        self._count()
-        if board.has_four(d):
-            blocks = board.five_cells(d)
-            moves = [b for b in blocks if len(blocks) == 1 and b in board.four_cells(a)]
-        else:
-            makers = board.four_cells(a)
-            hinted = [m for m in makers if m in self._hint]
-            moves = board.ranked(hinted) + board.ranked(makers.difference(hinted))
+    def _vct_fixed(self, attacker: int, nodes: int, max_threats: int, _spent: int) -> ThreatResult:
+        """_vct with a fixed budget, as _replies calls it."""
+        return self._vct(attacker, nodes, max_threats)
+
+    def _defences(self, me: int, nodes: int, max_plies: int) -> Defence:
+        threat = self._vcf(1 - me, nodes, max_plies)
+        spent = threat.nodes
+        if threat.line is None:
+            return Defence(None, None, nodes=spent, complete=threat.complete)
+        line = threat.line
+        candidates = self.kernel.disturbing(line, me)
+        losing, refutations, spent, complete = self._replies(
+            me, self.kernel.rank(candidates, me), spent,
+            lambda used: self._vcf(1 - me, max(1, nodes - used), max_plies, hint=line))
+        return Defence(line, frozenset(refutations), losing, frozenset(candidates), spent, complete)
+
+    def _replies(self, me: int, moves: Iterable[int], spent: int, search: Callable[[int], ThreatResult],
+                 enough: int | None = None) -> tuple[dict[int, tuple[int, ...]], list[int], int, bool]:
+        """Play each of `moves` for `me` in turn and search the opponent's threat after it
+        (search gets the nodes spent so far): (losing: move -> the opponent's line, holding,
+        nodes spent, complete over the holding ones).  With `enough`, stops once that many
+        hold or the stop callback fires; without, every move is tried (a move left untried
+        would read as lost)."""
+        losing: dict[int, tuple[int, ...]] = {}
+        holding: list[int] = []
+        complete = True
         for move in moves:
-            board.push(move)
+            if enough is not None and (len(holding) >= enough or self._stopped()):
+                break
+            self.kernel.push(move, me)
             try:
-                fives = board.five_cells_at(move, a)
-                if len(fives) >= 2:                     # open four or double four: unstoppable
-                    reply, five = sorted(fives)[:2]
-                    line: list[int] | None = [move, reply, five]
-                elif fives:
-                    reply = fives.pop()
-                    self._count()
-                    board.push(reply)
-                    try:
-                        rest = self._vcf(board, fours - 1)
-                    finally:
-                        board.pop()
-                    line = None if rest is None else [move, reply] + rest
-                else:
-                    line = None
+                answer = search(spent)
             finally:
-                board.pop()
-            if line is not None:
-                self.tt[key] = (tuple(line), fours)
-                return line
-        self.tt[key] = (None, fours)
-        return None
-
-    def _disturbing_cells(self, board: GomokuSearchBoard, line: Iterable[int], defender: int) -> set[int]:
-        """Every move of `defender` that might stop the VCF `line` (see the module docstring)."""
-        cells = board.cells
-        out = {c for c in line if not cells[c]}
-        for c in line:
-            out.update(n for n in board.line_neighbourhood(c) if not cells[n])
-        out |= board.four_cells(defender)
-        return out
-
-    # -- VCT ------------------------------------------------------------------------------
-    def _threat_moves(self, board: GomokuSearchBoard, a: int) -> list[int]:
-        """The attacker's fours, then the moves that add an open three, best first."""
-        fours = board.four_cells(a)
-        threes = []
-        before = board.open_three_count(a)
-        for move in board.candidates - fours:
-            board.push(move)
-            if board.open_three_count(a) > before:
-                threes.append(move)
-            board.pop()
-        return board.ranked(fours) + board.ranked(threes)
-
-    def _vct(self, board: GomokuSearchBoard, threats: int, fours: int) -> list[int] | None:
-        a = board.to_play
-        d = 1 - a
-        line = self._vcf(board, fours)
-        if line is not None:
-            return line
-        if threats <= 0:
-            return None
-        key = board.key() ^ _ATTACKER_SALT[a] ^ _VCT_SALT   # type: ignore[operator]
-        known = self.tt.get(key)
-        if known is not None and (known[0] is not None or known[1] >= threats):
-            return None if known[0] is None else list(known[0])
-        self._count()
-        if board.has_four(d):
-            blocks = board.five_cells(d)
-            moves = list(blocks) if len(blocks) == 1 else []
-        else:
-            moves = self._threat_moves(board, a)
-        for move in moves:
-            board.push(move)
-            try:
-                main = self._after_threat(board, move, a, threats, fours)
-            finally:
-                board.pop()
-            if main is not None:
-                self.tt[key] = (tuple(main), threats)
-                return main
-        self.tt[key] = (None, threats)
-        return None
-
-    def _after_threat(self, board: GomokuSearchBoard, move: int, a: int, threats: int,
-                      fours: int) -> list[int] | None:
-        """Attacker just played `move`: the main line if every defender reply loses, else None."""
-        fives = board.five_cells_at(move, a)
-        if len(fives) >= 2 and not board.has_four(1 - a):
-            reply, five = sorted(fives)[:2]
-            return [move, reply, five]
-        if fives:
-            replies = [fives.pop()]
-        else:
-            board.pass_turn()                       # is it a threat: a VCF if the defender passes?
-            try:
-                threat = self._vcf(board, fours)
-            finally:
-                board.unpass()
-            if threat is None:
-                return None
-            replies = board.ranked(self._disturbing_cells(board, threat, 1 - a))
-        main: list[int] | None = None
-        for reply in replies:
-            self._count()
-            board.push(reply)
-            try:
-                rest = self._vct(board, threats - 1, fours)
-            finally:
-                board.pop()
-            if rest is None:
-                return None
-            if main is None:
-                main = [move, reply] + rest
-        return main
+                self.kernel.pop(move)
+            spent += answer.nodes
+            if answer.line is not None:
+                losing[move] = answer.line
+            else:
+                holding.append(move)
+                complete = complete and answer.complete
+        return losing, holding, spent, complete
 
 
 class TreeProver:
     """The threat solver inside MCTS: proven wins and losses become exact node values.
 
     A new leaf at most LEAF_MAX_DEPTH plies below the root whose side to move can make fours
-    on LEAF_FOUR_LINES lines and has a VCF within `leaf_nodes` is solved as a win (the
-    solver's board is synced to each leaf it looks at: a few line updates even without a
-    VCF, about as much as one network evaluation; hence the depth limit); at the
+    LEAF_FOUR_MAKERS fours and has a VCF within `leaf_nodes` is solved as a win (the
+    solver's board is synced to each leaf it looks at: a few stones' updates even without
+    a VCF; hence the depth limit); at the
     root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
     opponent has a VCF every root move that does not stop it is proven lost.  With neither
     (and `vct_nodes`): the root's VCT is proven the same way, else the root moves, by prior,
@@ -485,10 +372,9 @@ class TreeProver:
             return
         if self._root_ply is not None and node.state.ply - self._root_ply > LEAF_MAX_DEPTH:
             return
-        board = solver.board_for(node.state)
-        if board.four_lines(board.to_play) < LEAF_FOUR_LINES:
+        if solver.four_makers(node.state) < LEAF_FOUR_MAKERS:
             return                                   # too few fours to start a VCF worth the time
-        proof = solver.vcf_on(board, nodes=self.leaf_nodes).line
+        proof = solver.vcf(node.state, nodes=self.leaf_nodes).line
         if proof is not None:
             node.solved, node.solved_plies = 1.0, len(proof)
 

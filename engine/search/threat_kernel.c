@@ -1,0 +1,545 @@
+/* Compiled core of the gomoku threat solver: the board, its cell patterns, VCF and VCT.
+ * engine/search/threat_kernel.py builds and loads it (ctypes); engine/search/threats.py is
+ * the API and documents the searches.  Plain C99, no Python headers: `cc -O2 -shared -fPIC`.
+ *
+ * The board keeps, for every empty cell, direction and colour, the pattern a stone of that
+ * colour would make there on that line (FIVE ... TWO, below), read from the 5 cells either
+ * side in a table of 3^10 entries built once per rule.  Eleven cells decide every five that
+ * passes through the stone, so FIVE and FOUR are exact for both rules.  Each (cell,
+ * direction, colour) keeps its table key (base-3 digits of its 10 neighbours: 0 empty, 1 own,
+ * 2 opponent or off the board); a stone changes one digit in the keys of the 10 cells around
+ * it on each of its four lines, so a push or pop re-reads 44 cells.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NONE, TWO, THREE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE };
+#define REACH 5
+#define WINDOW 11
+#define TABLE_SIZE 59049
+#define TT_BITS 19
+#define TT_MASK ((1u << TT_BITS) - 1)
+#define LINE_MAX 1024
+#define MAX_FOURS 60
+#define MAX_THREATS 12
+#define WIN 1
+#define FAIL 2
+
+static const int64_t ATTACK[7] = {0, 20, 80, 1500, 2000, 20000, 1000000};
+static const int64_t DEFEND[7] = {0, 15, 60, 1000, 1200, 15000, 500000};
+static const uint64_t SALT[2] = {0x2545F4914F6CDD1DULL, 0x1E3779B97F4A7C15ULL};
+static const uint64_t VCT_SALT = 0x6A09E667F3BCC909ULL;
+
+typedef struct {
+    int n, exact;
+    int32_t *geo;          /* [n][4][WINDOW]: the cell at offset -5..5, -1 off the board */
+    int8_t *cells;         /* [n]: 0 empty, 1 first player, 2 second */
+    uint8_t *pat;          /* [n][4][2] */
+    int32_t *keys;         /* [n][4][2] */
+    uint64_t *zob;         /* [n][2] */
+    uint8_t table[TABLE_SIZE];
+    uint64_t *ttk, *ttv;
+    int fives[2], makers[2];   /* (cell, line) pairs where the colour makes five / a four or more */
+    uint64_t key;
+    long nodes, limit;
+    int abort;
+    uint8_t *hint, *mark;  /* [n] */
+    int use_hint;
+    int32_t line[LINE_MAX];
+    int32_t *vcf_moves, *vct_moves, *vct_replies, *vct_main;
+    int32_t places[WINDOW];
+} Board;
+
+/* -- the pattern table ------------------------------------------------------------------ */
+static int five_through_centre(const int8_t *w, int exact) {
+    int lo = REACH, hi = REACH;
+    while (lo > 0 && w[lo - 1] == 1) lo--;
+    while (hi < WINDOW - 1 && w[hi + 1] == 1) hi++;
+    int run = hi - lo + 1;
+    return run == 5 || (run > 5 && !exact);
+}
+
+static int five_cells_through_centre(int8_t *w, int exact) {
+    int count = 0;
+    for (int f = 1; f < WINDOW - 1; f++) {
+        if (w[f]) continue;
+        w[f] = 1;
+        count += five_through_centre(w, exact);
+        w[f] = 0;
+    }
+    return count;
+}
+
+static int classify(int8_t *w, int exact) {
+    int result = NONE;
+    w[REACH] = 1;
+    if (five_through_centre(w, exact)) {
+        result = FIVE;
+    } else {
+        int fives = five_cells_through_centre(w, exact);
+        if (fives >= 2) result = OPEN_FOUR;
+        else if (fives == 1) result = FOUR;
+        else {
+            for (int f = 1; f < WINDOW - 1 && result != OPEN_THREE; f++) {
+                if (w[f]) continue;
+                w[f] = 1;
+                int after = five_cells_through_centre(w, exact);
+                w[f] = 0;
+                if (after >= 2) result = OPEN_THREE;
+                else if (after == 1) result = THREE;
+            }
+            for (int start = 1; result == NONE && start <= REACH; start++) {   /* five-windows holding the centre */
+                int own = 0, free = 1;
+                for (int k = start; k < start + 5; k++) {
+                    if (w[k] == 2) free = 0;
+                    else if (w[k] == 1 && k != REACH) own++;
+                }
+                if (free && own >= 1) result = TWO;
+            }
+        }
+    }
+    w[REACH] = 0;
+    return result;
+}
+
+static void build_table(uint8_t *table, int exact) {
+    int8_t w[WINDOW];
+    for (int key = 0; key < TABLE_SIZE; key++) {
+        int rest = key;
+        for (int k = 0; k < WINDOW; k++) {
+            if (k == REACH) { w[k] = 0; continue; }
+            w[k] = (int8_t)(rest % 3);
+            rest /= 3;
+        }
+        table[key] = (uint8_t)classify(w, exact);
+    }
+}
+
+/* -- the board ----------------------------------------------------------------------------- */
+#define PAT(b, c, d, p) ((b)->pat[((c) * 4 + (d)) * 2 + (p)])
+#define KEY(b, c, d, p) ((b)->keys[((c) * 4 + (d)) * 2 + (p)])
+
+static inline void set_pat(Board *b, int e, int d, int p, uint8_t v) {
+    uint8_t old = PAT(b, e, d, p);
+    if (v == old) return;
+    b->fives[p] += (v == FIVE) - (old == FIVE);
+    b->makers[p] += (v >= FOUR) - (old >= FOUR);
+    PAT(b, e, d, p) = v;
+}
+
+static void touch(Board *b, int c, int colour, int sign) {
+    int own = colour == 0 ? 1 : 2;    /* the digit it is in colour 0's keys; 3 - own in colour 1's */
+    for (int d = 0; d < 4; d++) {
+        const int32_t *g = b->geo + (c * 4 + d) * WINDOW;
+        for (int k = 0; k < WINDOW; k++) {
+            int e = g[k];
+            if (e < 0) continue;
+            if (k == REACH) {
+                set_pat(b, e, d, 0, sign > 0 ? 0 : b->table[KEY(b, e, d, 0)]);
+                set_pat(b, e, d, 1, sign > 0 ? 0 : b->table[KEY(b, e, d, 1)]);
+                continue;
+            }
+            KEY(b, e, d, 0) += sign * own * b->places[k];
+            KEY(b, e, d, 1) += sign * (3 - own) * b->places[k];
+            if (b->cells[e] == 0) {
+                set_pat(b, e, d, 0, b->table[KEY(b, e, d, 0)]);
+                set_pat(b, e, d, 1, b->table[KEY(b, e, d, 1)]);
+            }
+        }
+    }
+}
+
+void tk_push(Board *b, int c, int colour) {
+    b->cells[c] = (int8_t)(colour + 1);
+    b->key ^= b->zob[c * 2 + colour];
+    touch(b, c, colour, 1);
+}
+
+void tk_pop(Board *b, int c) {
+    int colour = b->cells[c] - 1;
+    b->cells[c] = 0;
+    b->key ^= b->zob[c * 2 + colour];
+    touch(b, c, colour, -1);
+}
+
+void tk_sync(Board *b, const int8_t *target) {
+    for (int c = 0; c < b->n; c++) {
+        if (b->cells[c] == target[c]) continue;
+        if (b->cells[c]) tk_pop(b, c);
+        if (target[c]) tk_push(b, c, target[c] - 1);
+    }
+}
+
+static inline int best(const Board *b, int c, int p) {
+    int v = PAT(b, c, 0, p);
+    for (int d = 1; d < 4; d++) if (PAT(b, c, d, p) > v) v = PAT(b, c, d, p);
+    return v;
+}
+
+int tk_makers(const Board *b, int colour) { return b->makers[colour]; }
+
+int tk_makes_five(const Board *b, int cell, int colour) {
+    return b->cells[cell] == 0 && best(b, cell, colour) == FIVE;
+}
+
+/* Empty cells where colour p's best pattern lies in [lo, hi], ascending. */
+static int cells_with(const Board *b, int p, int lo, int hi, int32_t *out) {
+    int count = 0;
+    for (int c = 0; c < b->n; c++) {
+        if (b->cells[c]) continue;
+        int v = best(b, c, p);
+        if (v >= lo && v <= hi) out[count++] = c;
+    }
+    return count;
+}
+
+/* Colour p's five cells on the lines through m, ascending (after p played m with no five cell
+ * before: every new one lies there). */
+static int fives_near(const Board *b, int m, int p, int32_t *out) {
+    int count = 0;
+    for (int d = 0; d < 4; d++) {
+        const int32_t *g = b->geo + (m * 4 + d) * WINDOW;
+        for (int k = 0; k < WINDOW; k++)
+            if (g[k] >= 0 && PAT(b, g[k], d, p) == FIVE) out[count++] = g[k];
+    }
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int32_t t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
+    return count;
+}
+
+/* moves[0:n] best first for `side` to move: ordering value, then the lower cell. */
+static void rank(const Board *b, int32_t *moves, int n, int side) {
+    int64_t score[n > 0 ? n : 1];
+    for (int i = 0; i < n; i++) {
+        int64_t s = 0;
+        for (int d = 0; d < 4; d++) s += ATTACK[PAT(b, moves[i], d, side)] + DEFEND[PAT(b, moves[i], d, 1 - side)];
+        score[i] = s;
+    }
+    for (int i = 1; i < n; i++) {
+        for (int j = i; j > 0 && (score[j - 1] < score[j] || (score[j - 1] == score[j] && moves[j - 1] > moves[j])); j--) {
+            int64_t s = score[j]; score[j] = score[j - 1]; score[j - 1] = s;
+            int32_t m = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = m;
+        }
+    }
+}
+
+int tk_rank(const Board *b, int32_t *moves, int n, int side) { rank(b, moves, n, side); return n; }
+
+/* `first` (a table move) to the front when present. */
+static void front(int32_t *moves, int n, int first) {
+    for (int i = 0; i < n; i++) {
+        if (moves[i] != first) continue;
+        memmove(moves + 1, moves, (size_t)i * sizeof(int32_t));
+        moves[0] = first;
+        return;
+    }
+}
+
+/* Every move of `defender` that might stop the VCF line[0:n]: the line's empty cells, the
+ * empty cells within four of them on their four lines, and the defender's four-makers. */
+static int disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *out) {
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int c = line[i];
+        if (!b->cells[c]) b->mark[c] = 1;
+        for (int d = 0; d < 4; d++) {
+            const int32_t *g = b->geo + (c * 4 + d) * WINDOW;
+            for (int k = 1; k < WINDOW - 1; k++)
+                if (g[k] >= 0 && !b->cells[g[k]]) b->mark[g[k]] = 1;
+        }
+    }
+    for (int c = 0; c < b->n; c++)
+        if (!b->cells[c] && best(b, c, defender) >= FOUR) b->mark[c] = 1;
+    for (int c = 0; c < b->n; c++)
+        if (b->mark[c]) { out[count++] = c; b->mark[c] = 0; }
+    return count;
+}
+
+int tk_disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *out) {
+    return disturbing(b, line, n, defender, out);
+}
+
+/* -- the searches --------------------------------------------------------------------------- */
+static inline int count_node(Board *b) {
+    if (++b->nodes > b->limit) { b->abort = 1; return 1; }
+    return 0;
+}
+
+static void probe(const Board *b, uint64_t key, int *move, int *failed) {
+    uint32_t slot = (uint32_t)(key & TT_MASK);
+    *move = -1;
+    *failed = -1;
+    if (b->ttk[slot] != key) return;
+    uint64_t v = b->ttv[slot];
+    if ((v & 3) == WIN) *move = (int)(v >> 10) - 1;
+    else *failed = (int)((v >> 2) & 255);
+}
+
+static void store(Board *b, uint64_t key, int flag, int depth, int move) {
+    uint32_t slot = (uint32_t)(key & TT_MASK);
+    b->ttk[slot] = key;
+    b->ttv[slot] = (uint64_t)flag | ((uint64_t)(depth > 255 ? 255 : depth) << 2) | ((uint64_t)(move + 1) << 10);
+}
+
+/* Attacker a (to move) wins by at most `fours` fours, the last move a five: the proof's
+ * length written at line[idx:], else 0 (b->abort set when the budget ran out). */
+static int vcf(Board *b, int a, int fours, int idx, int level) {
+    int d = 1 - a;
+    int32_t *moves = b->vcf_moves + (size_t)level * b->n;
+    if (b->fives[a] > 0) {
+        cells_with(b, a, FIVE, FIVE, moves);
+        b->line[idx] = moves[0];
+        return 1;
+    }
+    uint64_t key = b->key ^ SALT[a];
+    int tt_move, failed;
+    probe(b, key, &tt_move, &failed);
+    if (failed >= fours || fours <= 1 || count_node(b)) return 0;
+    int nm;
+    if (b->fives[d] > 0) {
+        nm = cells_with(b, d, FIVE, FIVE, moves);
+        if (!(nm == 1 && best(b, moves[0], a) >= FOUR)) nm = 0;
+    } else {
+        nm = cells_with(b, a, FOUR, FIVE, moves);
+        int nh = 0;
+        if (b->use_hint) {                       /* the hinted cells first (stable) */
+            int32_t rest[nm > 0 ? nm : 1];
+            int nr = 0;
+            for (int i = 0; i < nm; i++) {
+                if (b->hint[moves[i]]) moves[nh++] = moves[i];
+                else rest[nr++] = moves[i];
+            }
+            memcpy(moves + nh, rest, (size_t)nr * sizeof(int32_t));
+        }
+        rank(b, moves, nh, a);
+        rank(b, moves + nh, nm - nh, a);
+        front(moves, nm, tt_move);
+    }
+    for (int i = 0; i < nm; i++) {
+        int m = moves[i], found = 0;
+        int32_t f[8];
+        tk_push(b, m, a);
+        int nf = fives_near(b, m, a, f);
+        if (nf >= 2) {                           /* open four or double four: unstoppable */
+            tk_pop(b, m);
+            b->line[idx] = m;
+            b->line[idx + 1] = f[0];
+            b->line[idx + 2] = f[1];
+            found = 3;
+        } else if (nf == 1) {
+            if (count_node(b)) { tk_pop(b, m); return 0; }
+            tk_push(b, f[0], d);
+            int rest = vcf(b, a, fours - 1, idx + 2, level + 1);
+            tk_pop(b, f[0]);
+            tk_pop(b, m);
+            if (b->abort) return 0;
+            if (rest) {
+                b->line[idx] = m;
+                b->line[idx + 1] = f[0];
+                found = rest + 2;
+            }
+        } else {
+            tk_pop(b, m);
+        }
+        if (found) {
+            store(b, key, WIN, fours, m);
+            return found;
+        }
+    }
+    store(b, key, FAIL, fours, -1);
+    return 0;
+}
+
+/* Attacker a (to move) wins by threes and fours, at most `threats` of them before a VCF:
+ * the main line's length written at line[idx:], else 0.  A three is a threat when the
+ * attacker then has a VCF; every defender move that might stop that VCF is answered. */
+static int vct(Board *b, int a, int threats, int fours, int idx, int level) {
+    int found = vcf(b, a, fours, idx, 0);
+    if (found || b->abort || threats <= 0) return found;
+    int d = 1 - a;
+    uint64_t key = b->key ^ SALT[a] ^ VCT_SALT;
+    int tt_move, failed;
+    probe(b, key, &tt_move, &failed);
+    if (failed >= threats || count_node(b)) return 0;
+    int32_t *moves = b->vct_moves + (size_t)level * b->n;
+    int32_t *replies = b->vct_replies + (size_t)level * b->n;
+    int32_t *main_line = b->vct_main + (size_t)level * LINE_MAX;
+    int nm;
+    if (b->fives[d] > 0) {
+        nm = cells_with(b, d, FIVE, FIVE, moves);
+        if (nm != 1) nm = 0;
+    } else {
+        int n4 = cells_with(b, a, FOUR, FIVE, moves);
+        rank(b, moves, n4, a);
+        int n3 = cells_with(b, a, OPEN_THREE, OPEN_THREE, moves + n4);
+        rank(b, moves + n4, n3, a);
+        nm = n4 + n3;
+        front(moves, nm, tt_move);
+    }
+    for (int i = 0; i < nm; i++) {
+        int m = moves[i];
+        int32_t f[8];
+        found = 0;
+        tk_push(b, m, a);
+        int nf = fives_near(b, m, a, f);
+        if (nf >= 2 && b->fives[d] == 0) {
+            tk_pop(b, m);
+            b->line[idx] = m;
+            b->line[idx + 1] = f[0];
+            b->line[idx + 2] = f[1];
+            found = 3;
+        } else {
+            int nr;
+            if (nf >= 1) {
+                replies[0] = f[0];
+                nr = 1;
+            } else {                              /* is it a threat: a VCF if the defender passed? */
+                int threat = vcf(b, a, fours, idx + 2, 0);
+                if (b->abort) { tk_pop(b, m); return 0; }
+                if (!threat) { tk_pop(b, m); continue; }
+                nr = disturbing(b, b->line + idx + 2, threat, d, replies);
+                rank(b, replies, nr, d);
+            }
+            int holds = nr > 0, main_len = 0;
+            for (int j = 0; j < nr; j++) {
+                int r = replies[j];
+                if (count_node(b)) { tk_pop(b, m); return 0; }
+                tk_push(b, r, d);
+                int rest = vct(b, a, threats - 1, fours, idx + 2, level + 1);
+                tk_pop(b, r);
+                if (b->abort) { tk_pop(b, m); return 0; }
+                if (!rest) { holds = 0; break; }
+                if (!main_len) {                  /* the main line follows the first reply */
+                    b->line[idx] = m;
+                    b->line[idx + 1] = r;
+                    main_len = rest + 2;
+                    memcpy(main_line, b->line + idx, (size_t)main_len * sizeof(int32_t));
+                }
+            }
+            tk_pop(b, m);
+            if (holds) {
+                memcpy(b->line + idx, main_line, (size_t)main_len * sizeof(int32_t));
+                found = main_len;
+            }
+        }
+        if (found) {
+            store(b, key, WIN, threats, m);
+            return found;
+        }
+    }
+    store(b, key, FAIL, threats, -1);
+    return 0;
+}
+
+static void start(Board *b, long nodes) {
+    b->nodes = 0;
+    b->limit = nodes;
+    b->abort = 0;
+}
+
+/* Iterative deepening on the number of fours: the shortest proof found, at line[0:]; its
+ * length (0: none), *nodes spent, *complete (0 when the budget ran out). */
+int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, int32_t *line,
+           long *spent, int *complete) {
+    int found = 0;
+    start(b, nodes);
+    b->use_hint = hint != NULL;
+    if (hint) memcpy(b->hint, hint, (size_t)b->n);
+    if (max_fours > MAX_FOURS) max_fours = MAX_FOURS;
+    for (int fours = 1; fours <= max_fours && !found && !b->abort; fours++)
+        found = vcf(b, a, fours, 0, 0);
+    b->use_hint = 0;
+    *spent = b->nodes;
+    *complete = !b->abort;
+    if (b->abort) found = 0;
+    memcpy(line, b->line, (size_t)found * sizeof(int32_t));
+    return found;
+}
+
+int tk_vct(Board *b, int a, long nodes, int threats, int fours, int32_t *line, long *spent, int *complete) {
+    start(b, nodes);
+    b->use_hint = 0;
+    if (threats > MAX_THREATS) threats = MAX_THREATS;
+    if (fours > MAX_FOURS) fours = MAX_FOURS;
+    int found = vct(b, a, threats, fours, 0, 0);
+    *spent = b->nodes;
+    *complete = !b->abort;
+    if (b->abort) found = 0;
+    memcpy(line, b->line, (size_t)found * sizeof(int32_t));
+    return found;
+}
+
+/* -- life cycle ------------------------------------------------------------------------------ */
+static uint64_t splitmix(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void tk_free(Board *b) {
+    if (!b) return;
+    free(b->geo); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
+    free(b->hint); free(b->mark); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
+    free(b);
+}
+
+void tk_clear_table(Board *b) {
+    memset(b->ttk, 0, sizeof(uint64_t) << TT_BITS);
+    memset(b->ttv, 0, sizeof(uint64_t) << TT_BITS);
+}
+
+Board *tk_new(int width, int height, int exact) {
+    static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
+    int n = width * height;
+    Board *b = calloc(1, sizeof(Board));
+    if (!b) return NULL;
+    b->n = n;
+    b->exact = exact;
+    b->geo = malloc(sizeof(int32_t) * (size_t)n * 4 * WINDOW);
+    b->cells = calloc((size_t)n, 1);
+    b->pat = calloc((size_t)n * 8, 1);
+    b->keys = calloc((size_t)n * 8, sizeof(int32_t));
+    b->zob = malloc(sizeof(uint64_t) * (size_t)n * 2);
+    b->ttk = calloc((size_t)1 << TT_BITS, sizeof(uint64_t));
+    b->ttv = calloc((size_t)1 << TT_BITS, sizeof(uint64_t));
+    b->hint = calloc((size_t)n, 1);
+    b->mark = calloc((size_t)n, 1);
+    b->vcf_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_FOURS + 2));
+    b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
+    b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
+    b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
+    if (!b->geo || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark ||
+        !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
+        tk_free(b);
+        return NULL;
+    }
+    build_table(b->table, exact);
+    for (int k = 0; k < WINDOW; k++) {          /* the digit of the cell at offset k - 5 from e, in e's key... */
+        int j = WINDOW - 1 - k;                  /* ...seen from that cell: e sits at window index j of it */
+        int digit = j > REACH ? j - 1 : j, place = 1;
+        for (int i = 0; i < digit; i++) place *= 3;
+        b->places[k] = k == REACH ? 0 : place;
+    }
+    uint64_t seed = 20240611;
+    for (int i = 0; i < n * 2; i++) b->zob[i] = splitmix(&seed);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            for (int d = 0; d < 4; d++)
+                for (int k = 0; k < WINDOW; k++) {
+                    int px = x + (k - REACH) * dx[d], py = y + (k - REACH) * dy[d];
+                    b->geo[((y * width + x) * 4 + d) * WINDOW + k] =
+                        (px >= 0 && px < width && py >= 0 && py < height) ? py * width + px : -1;
+                }
+    for (int c = 0; c < n; c++)                  /* the empty board: off-board neighbours are digit 2 */
+        for (int d = 0; d < 4; d++) {
+            int key = 0;
+            for (int k = 0; k < WINDOW; k++)
+                if (k != REACH && b->geo[(c * 4 + d) * WINDOW + k] < 0) key += 2 * b->places[WINDOW - 1 - k];
+            KEY(b, c, d, 0) = KEY(b, c, d, 1) = key;
+            set_pat(b, c, d, 0, b->table[key]);
+            set_pat(b, c, d, 1, b->table[key]);
+        }
+    return b;
+}
