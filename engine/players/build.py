@@ -97,9 +97,27 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
     config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if options.threat_solver == "off":
+    if not _threat_solver_on(game, options, notes):
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
     return AlphaBeta(board(game, config), config)
+
+
+def _threat_solver_on(game: Game, options: PlayerOptions, notes: Notes) -> bool:
+    """Whether the player searches with the gomoku threat solver: asked for, and its compiled
+    core loads here.  Loading (a compile of about a second on first use) happens now, at UCI
+    isready / Gomocup START, not in the first move; without a C compiler the player plays
+    without the solver and says so."""
+    if options.threat_solver != "on":
+        return False
+    if game.name != "gomoku":
+        return True
+    from engine.search.threat_kernel import ThreatKernelUnavailable, library
+    try:
+        library()
+    except ThreatKernelUnavailable as exc:
+        notes.append(f"threat solver unavailable ({_one_line(exc)}): playing without it")
+        return False
+    return True
 
 
 def _chess_board(game: Any, config: Any) -> Any:
@@ -151,7 +169,7 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
-    threats = options.threat_solver == "on"
+    threats = _threat_solver_on(game, options, notes)
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),

@@ -9,8 +9,9 @@ Gomocup judge counts a brain's virtual size against 350 MB (shared/PROTOCOLS.md)
 
 The library is compiled once per source version with the system C compiler (`$CC`, else
 `cc`), into `_build/` beside this file or, when that is not writable, the user's cache
-directory; a compile takes about a second.  Without a compiler the solver is unavailable and
-says so in one line (ThreatKernelUnavailable).
+directory ($PLYZERO_BUILD_DIR overrides both); a compile takes about a second.  Without a
+compiler the solver is unavailable and says so in one line (ThreatKernelUnavailable); the
+players then play without it and say so (engine/players/build.py).
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ class ThreatKernelUnavailable(RuntimeError):
 
 
 def _cache_dirs() -> list[Path]:
+    """Where builds are looked for and written, in order ($PLYZERO_BUILD_DIR alone when set)."""
+    if os.environ.get("PLYZERO_BUILD_DIR"):
+        return [Path(os.environ["PLYZERO_BUILD_DIR"])]
     user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "plyzero"
     return [_SOURCE.parent / "_build", user, Path(tempfile.gettempdir()) / "plyzero-build"]
 
@@ -55,8 +59,11 @@ def _compile(target: Path) -> None:
     if not os.access(target.parent, os.W_OK):
         raise PermissionError(f"{target.parent} is not writable")
     partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    done = subprocess.run([compiler, *_FLAGS, "-o", str(partial), str(_SOURCE)],
-                          capture_output=True, text=True, check=False)
+    try:
+        done = subprocess.run([compiler, *_FLAGS, "-o", str(partial), str(_SOURCE)],
+                              capture_output=True, text=True, check=False, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ThreatKernelUnavailable(f"cannot run the C compiler {compiler!r}: {error}") from None
     if done.returncode != 0:
         partial.unlink(missing_ok=True)
         first = (done.stderr.strip().splitlines() or ["no message"])[0]

@@ -1,0 +1,102 @@
+"""The threat solver's compiled core (engine/search/threat_kernel.c via threat_kernel.py).
+
+Its searches are checked through ThreatSolver in test_threats.py (every proof replayed with
+the rules); here: the board's incremental patterns against boards built from scratch, the
+rules' fives, and what happens when no C compiler is at hand.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.games import get_game
+from engine.players.build import build_player
+from engine.players.options import PlayerOptions
+from engine.search import threat_kernel
+from engine.search.threat_kernel import KernelBoard, ThreatKernelUnavailable
+from engine.search.threats import ThreatSolver
+
+
+def _random_cells(rng: random.Random, n: int, stones: int) -> bytearray:
+    cells = bytearray(n)
+    for i, cell in enumerate(rng.sample(range(n), stones)):
+        cells[cell] = 1 + i % 2
+    return cells
+
+
+def _fingerprint(board: KernelBoard, n: int) -> tuple:
+    """Everything the board's patterns decide that can be read from outside."""
+    return (board.makers(0), board.makers(1),
+            tuple(board.makes_five(c, 0) for c in range(n)), tuple(board.makes_five(c, 1) for c in range(n)),
+            tuple(board.rank(range(n), 0)), board.vcf(0, 5_000, 20, None), board.vcf(1, 5_000, 20, None),
+            board.vct(0, 5_000, 3, 20))
+
+
+@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (20, 20, "freestyle"), (12, 9, "standard")])
+def test_incremental_board_matches_a_board_built_from_scratch(width, height, rule):
+    rng = random.Random(width * height)
+    n = width * height
+    walked = KernelBoard(width, height, rule)
+    for _ in range(12):
+        target = _random_cells(rng, n, rng.randrange(10, 60))
+        walked.sync(target)                          # from the previous position: stones on and off
+        fresh = KernelBoard(width, height, rule)
+        fresh.sync(target)
+        walked.clear_table()
+        assert _fingerprint(walked, n) == _fingerprint(fresh, n)
+    for cell in (c for c in range(n) if c % 7 == 0 and not target[c]):
+        walked.push(cell, cell % 2)                  # pushes and pops leave the board as it was
+    for cell in reversed([c for c in range(n) if c % 7 == 0 and not target[c]]):
+        walked.pop(cell)
+    walked.clear_table()
+    fresh.clear_table()
+    assert _fingerprint(walked, n) == _fingerprint(fresh, n)
+    walked.sync(bytearray(n))
+    assert walked.makers(0) == walked.makers(1) == 0
+
+
+def test_a_six_is_five_in_freestyle_only():
+    for rule, five in (("freestyle", True), ("standard", False)):
+        board = KernelBoard(15, 15, rule)
+        cells = bytearray(225)
+        for x in (3, 4, 5, 6, 8):                    # XXXX.X: the gap makes six
+            cells[7 * 15 + x] = 1
+        board.sync(cells)
+        assert board.makes_five(7 * 15 + 7, 0) is five
+        assert board.makes_five(7 * 15 + 2, 0)       # .XXXX at the other end: exactly five
+        assert not board.makes_five(7 * 15 + 7, 1)
+
+
+def test_an_open_three_gives_four_making_cells_to_its_owner_only():
+    board = KernelBoard(15, 15, "freestyle")
+    cells = bytearray(225)
+    for x in (6, 7, 8):
+        cells[7 * 15 + x] = 2
+    board.sync(cells)
+    assert board.makers(1) >= 2 and board.makers(0) == 0
+    assert board.rank([7 * 15 + 5, 0], 1) == [7 * 15 + 5, 0]   # the four-maker first
+
+
+def test_without_a_compiler_the_solver_says_so_in_one_line_and_players_play_without_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(threat_kernel, "_library", None)
+    monkeypatch.setenv("PLYZERO_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    with pytest.raises(ThreatKernelUnavailable) as error:
+        ThreatSolver(get_game("gomoku", width=15))
+    assert "C compiler" in str(error.value) and "\n" not in str(error.value)
+    monkeypatch.setenv("CC", "false")                # a compiler that fails
+    with pytest.raises(ThreatKernelUnavailable, match="compiling"):
+        threat_kernel.library()
+    game = get_game("gomoku", width=15)
+    for player in ("alphabeta", "mcts"):
+        built = build_player(game, PlayerOptions(player=player))
+        assert built.options.player == player
+        assert any("threat solver unavailable" in note for note in built.notes), built.notes
+        assert built.searcher.search(game.initial_state(), limits=_nodes(50)).best_move is not None
+    assert not list((tmp_path / "build").glob("*.so"))
+
+
+def _nodes(n: int):
+    from engine.types import Limits
+    return Limits(nodes=n)
