@@ -93,24 +93,25 @@ def _one_line(exc: BaseException) -> str:
 
 def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
+    from engine.search.threat_kernel import ThreatKernelUnavailable
     board = _ALPHABETA_BOARDS.get(game.name)
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
     config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if not _threat_solver_on(game, options, notes):
+    if options.threat_solver == "off":
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
-    return AlphaBeta(board(game, config), config)
+    try:
+        make_board = board(game, config)
+    except ThreatKernelUnavailable as exc:
+        notes.append(f"threat solver unavailable ({_one_line(exc)}): playing without it")
+        config = replace(config, threat_nodes=0, root_threat_nodes=0)
+        make_board = board(game, config)
+    return AlphaBeta(make_board, config)
 
 
-def _threat_solver_on(game: Game, options: PlayerOptions, notes: Notes) -> bool:
-    """Whether the player searches with the gomoku threat solver: asked for, and its compiled
-    core loads here.  Loading (a compile of about a second on first use) happens now, at UCI
-    isready / Gomocup START, not in the first move; without a C compiler the player plays
-    without the solver and says so."""
-    if options.threat_solver != "on":
-        return False
-    if game.name != "gomoku":
-        return True
+def _threat_solver_loads(notes: Notes) -> bool:
+    """Whether the threat solver's compiled core loads here; without it a player plays without
+    the solver and says so.  Loading happens at player build (UCI isready / Gomocup START)."""
     from engine.search.threat_kernel import ThreatKernelUnavailable, library
     try:
         library()
@@ -169,7 +170,8 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
-    threats = _threat_solver_on(game, options, notes)
+    threats = options.threat_solver == "on" and (
+        MCTS_THREAT_NODES.get(game.name, 0) == 0 or _threat_solver_loads(notes))
     config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                         default_nodes=options.nodes or MCTSConfig.default_nodes,
                         max_tree_nodes=tree_node_budget(options.hash_mb),

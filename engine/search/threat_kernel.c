@@ -1,6 +1,6 @@
 /* Compiled core of the gomoku threat solver: the board, its cell patterns, VCF and VCT.
- * engine/search/threat_kernel.py builds and loads it (ctypes); engine/search/threats.py is
- * the API and documents the searches.  Plain C99, no Python headers: `cc -O2 -shared -fPIC`.
+ * setup.py builds it at install; engine/search/threat_kernel.py loads it (ctypes);
+ * engine/search/threats.py is the API and documents the searches.  Plain C99, no Python headers.
  *
  * The board keeps, for every empty cell, direction and colour, the pattern a stone of that
  * colour would make there on that line (FIVE ... TWO, below), read from the 5 cells either
@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Built by setup.py as an extension module so that pip builds it; it is loaded with ctypes,
+ * never imported, and this stub only satisfies the extension naming. */
+void *PyInit__threat_kernel(void) { return NULL; }
 
 enum { NONE, TWO, THREE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE };
 #define REACH 5

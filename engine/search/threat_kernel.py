@@ -1,28 +1,22 @@
-"""The gomoku threat solver's compiled core (threat_kernel.c), built on first use and loaded
-with ctypes.
+"""The gomoku threat solver's compiled core (threat_kernel.c), loaded with ctypes.
 
 Why compiled: in Python the solver cost about 57 us per node, and the VCTs that beat MCTS
 needed 2,000-20,000 nodes, more than a 1 s move can pay (measured on
-benchmarks/gomoku_fatal_moves.py's positions; the C core: about 3 us).  Why C through
+benchmarks/gomoku_fatal_moves.py's positions; the C core: about 4 us).  Why C through
 ctypes rather than numba: numba maps LLVM (a 178 MB library) into the process, and the
 Gomocup judge counts a brain's virtual size against 350 MB (shared/PROTOCOLS.md).
 
-The library is compiled once per source version with the system C compiler (`$CC`, else
-`cc`), into `_build/` beside this file or, when that is not writable, the user's cache
-directory ($PLYZERO_BUILD_DIR overrides both); a compile takes about a second.  Without a
-compiler the solver is unavailable and says so in one line (ThreatKernelUnavailable); the
-players then play without it and say so (engine/players/build.py).
+`pip install` builds it (setup.py: the extension `engine.search._threat_kernel`, optional,
+so an install without a C compiler still succeeds); it is loaded with ctypes, never imported.
+Without the build the solver is unavailable and says so in one line
+(ThreatKernelUnavailable); the players then play without it and say so
+(engine/players/build.py).
 """
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
+import importlib.util
 import threading
-from pathlib import Path
 from typing import Iterable
 
 import numpy as np
@@ -32,66 +26,29 @@ __all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MA
 MAX_FOURS = 60          # as threat_kernel.c
 MAX_THREATS = 12
 LINE_MAX = 1024
-_SOURCE = Path(__file__).with_name("threat_kernel.c")
-_FLAGS = ("-O2", "-std=c99", "-shared", "-fPIC")
+_MODULE = "engine.search._threat_kernel"
 _lock = threading.Lock()
 _library: ctypes.CDLL | None = None
 
 
 class ThreatKernelUnavailable(RuntimeError):
-    """The compiled solver cannot be built or loaded here (no C compiler, say)."""
-
-
-def _cache_dirs() -> list[Path]:
-    """Where builds are looked for and written, in order ($PLYZERO_BUILD_DIR alone when set)."""
-    if os.environ.get("PLYZERO_BUILD_DIR"):
-        return [Path(os.environ["PLYZERO_BUILD_DIR"])]
-    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "plyzero"
-    return [_SOURCE.parent / "_build", user, Path(tempfile.gettempdir()) / "plyzero-build"]
-
-
-def _compile(target: Path) -> None:
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if compiler is None:
-        raise ThreatKernelUnavailable("the gomoku threat solver needs a C compiler (cc, gcc or clang; "
-                                      "e.g. apt-get install gcc), or turn it off with threats=off")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not os.access(target.parent, os.W_OK):
-        raise PermissionError(f"{target.parent} is not writable")
-    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    try:
-        done = subprocess.run([compiler, *_FLAGS, "-o", str(partial), str(_SOURCE)],
-                              capture_output=True, text=True, check=False, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ThreatKernelUnavailable(f"cannot run the C compiler {compiler!r}: {error}") from None
-    if done.returncode != 0:
-        partial.unlink(missing_ok=True)
-        first = (done.stderr.strip().splitlines() or ["no message"])[0]
-        raise ThreatKernelUnavailable(f"compiling the gomoku threat solver failed: {first}")
-    os.replace(partial, target)       # atomic: processes compiling at once never see half a file
+    """The compiled solver is not built here (no C compiler at install, say)."""
 
 
 def library() -> ctypes.CDLL:
-    """The loaded library, compiled first when no build of this source exists."""
+    """The loaded library."""
     global _library
     with _lock:
         if _library is None:
-            source = _SOURCE.read_bytes()
-            digest = hashlib.sha256(source + " ".join(_FLAGS).encode()).hexdigest()[:16]
-            name = f"threat_kernel-{digest}.so"
-            found = next((d / name for d in _cache_dirs() if (d / name).is_file()), None)
-            errors = []
-            if found is None:
-                for directory in _cache_dirs():
-                    try:
-                        _compile(directory / name)
-                        found = directory / name
-                        break
-                    except OSError as error:          # not writable: the next place
-                        errors.append(f"{directory}: {error}")
-                if found is None:
-                    raise ThreatKernelUnavailable("cannot write the threat solver's build: " + "; ".join(errors))
-            _library = _declare(ctypes.CDLL(str(found)))
+            spec = importlib.util.find_spec(_MODULE)
+            if spec is None or not spec.origin:
+                raise ThreatKernelUnavailable(
+                    "the gomoku threat solver's C core is not built: install a C compiler "
+                    "(e.g. apt-get install gcc), then reinstall (pip install -e .)")
+            try:
+                _library = _declare(ctypes.CDLL(spec.origin))
+            except (OSError, AttributeError) as error:
+                raise ThreatKernelUnavailable(f"cannot load the threat solver's C core: {error}") from None
     return _library
 
 
