@@ -103,7 +103,7 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     try:
         make_board = board(game, config)
     except ThreatKernelUnavailable as exc:
-        notes.append(f"threat solver unavailable ({_one_line(exc)}): playing without it")
+        notes.append(_no_threat_solver(exc))
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
         make_board = board(game, config)
     return AlphaBeta(make_board, config)
@@ -116,9 +116,13 @@ def _threat_solver_loads(notes: Notes) -> bool:
     try:
         library()
     except ThreatKernelUnavailable as exc:
-        notes.append(f"threat solver unavailable ({_one_line(exc)}): playing without it")
+        notes.append(_no_threat_solver(exc))
         return False
     return True
+
+
+def _no_threat_solver(exc: BaseException) -> str:
+    return f"threat solver unavailable ({_one_line(exc)}): playing without it"
 
 
 def _chess_board(game: Any, config: Any) -> Any:

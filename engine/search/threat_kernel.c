@@ -36,7 +36,7 @@ static const uint64_t SALT[2] = {0x2545F4914F6CDD1DULL, 0x1E3779B97F4A7C15ULL};
 static const uint64_t VCT_SALT = 0x6A09E667F3BCC909ULL;
 
 typedef struct {
-    int n, exact;
+    int n;
     int32_t *geo;          /* [n][4][WINDOW]: the cell at offset -5..5, -1 off the board */
     int8_t *cells;         /* [n]: 0 empty, 1 first player, 2 second */
     uint8_t *pat;          /* [n][4][2] */
@@ -500,7 +500,6 @@ Board *tk_new(int width, int height, int exact) {
     Board *b = calloc(1, sizeof(Board));
     if (!b) return NULL;
     b->n = n;
-    b->exact = exact;
     b->geo = malloc(sizeof(int32_t) * (size_t)n * 4 * WINDOW);
     b->cells = calloc((size_t)n, 1);
     b->pat = calloc((size_t)n * 8, 1);

@@ -147,6 +147,7 @@ class ThreatSolver:
         self.game = game
         self.kernel = KernelBoard(game.width, game.height, game.rule)
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
+        self._synced = bytes(game.width * game.height)
         self.stop: Callable[[], bool] | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -155,10 +156,14 @@ class ThreatSolver:
         self.kernel.clear_table()
 
     def sync(self, cells: bytes | bytearray) -> None:
-        """Put the solver's board on `cells` (a GomokuState's or a GomokuSearchBoard's)."""
+        """Put the solver's board on `cells` (a GomokuState's or a GomokuSearchBoard's); nothing
+        to do when it holds them already (an MCTS leaf is counted, then searched)."""
         if len(cells) != self.game.width * self.game.height:
             raise ValueError("cells of another board size")
-        self.kernel.sync(cells)
+        snapshot = bytes(cells)
+        if snapshot != self._synced:          # searches leave the board as they found it
+            self.kernel.sync(snapshot)
+            self._synced = snapshot
 
     def four_makers(self, state: GomokuState) -> int:
         """(cell, line) pairs where the side to move makes a four: 0 means no VCF to look for."""
