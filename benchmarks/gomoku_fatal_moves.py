@@ -4,7 +4,7 @@
     python benchmarks/gomoku_fatal_moves.py replay OUT.json [--weights W] [--movetime 0.88] [--player P]
 
 dump: for every game an `mcts...` engine lost in the arena stores, the position before its
-first move after which the opponent had a VCT (a fresh 20,000-node solver), and that move.
+first move after which the opponent had a VCT (a fresh 20,000-node solver, 12 threats), and that move.
 replay: search each such position again as the arena's player would (`--movetime` is what
 `pbrain-plyzero` plans for a 1 s turn) and judge the move chosen the same way: how many of
 them still walk into a VCT.  A position may be lost whatever is played, so the count is a
@@ -20,10 +20,14 @@ import time
 from engine.games import get_game
 from engine.players.build import make_searcher
 from engine.players.options import PlayerOptions
+from engine.search.threat_kernel import MAX_THREATS
 from engine.search.threats import ThreatSolver
 from engine.types import Limits
 
 JUDGE_NODES = 20_000
+# As many threats as the solver allows: with the players' old limit of 4 the judge missed the
+# VCTs (6-12 threats deep) that had already lost the 20x20 games several plies earlier.
+JUDGE_THREATS = MAX_THREATS
 
 
 def _game(board: int, rule: str):
@@ -31,9 +35,10 @@ def _game(board: int, rule: str):
 
 
 def _loses(game, state, move: int) -> bool:
-    """Does the opponent have a VCT (JUDGE_NODES, fresh solver) once `move` is played?"""
+    """Does the opponent have a VCT (JUDGE_NODES, JUDGE_THREATS, fresh solver) once `move` is played?"""
     after = state.play(move)
-    return after.outcome() is None and ThreatSolver(game).vct(after, nodes=JUDGE_NODES).win
+    return after.outcome() is None and ThreatSolver(game).vct(after, nodes=JUDGE_NODES,
+                                                             max_threats=JUDGE_THREATS).win
 
 
 def dump(out: str, databases: list[str]) -> None:

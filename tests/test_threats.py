@@ -219,12 +219,17 @@ def test_overline_is_no_four_under_standard():
             assert_vcf_line(state, line)
 
 
-def test_vct_wins_with_a_three_where_no_vcf_exists():
-    """Two open twos crossing: a move makes a double open three (a win by threes, no four yet)."""
+def _double_three_to_make():
+    """X to move, no VCF: (8, 7) makes two open threes at once (a VCT of threes)."""
     game = get_game("gomoku", width=15)
     xs = [game.index(6, 7), game.index(7, 7), game.index(8, 5), game.index(8, 6), game.index(2, 12)]
     os_ = [game.index(0, 0), game.index(14, 14), game.index(0, 14), game.index(14, 0), game.index(1, 1)]
-    state = game.state_from_stones(xs, os_)
+    return game, game.state_from_stones(xs, os_)
+
+
+def test_vct_wins_with_a_three_where_no_vcf_exists():
+    """Two open twos crossing: a move makes a double open three (a win by threes, no four yet)."""
+    game, state = _double_three_to_make()
     solver = ThreatSolver(game)
     assert solver.vcf(state, nodes=20_000).line is None
     result = solver.vct(state, nodes=200_000, max_threats=3)
@@ -341,6 +346,27 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     assert quiet.solved is None
 
 
+def test_tree_prover_solves_leaves_near_the_root_with_a_vct():
+    from engine.search.threats import LEAF_VCT_DEPTH
+    from engine.search.tree import Node
+
+    game, state = _double_three_to_make()
+    assert ThreatSolver(game).vcf(state, nodes=20_000).line is None
+    line = ThreatSolver(game).vct(state, nodes=20_000).line
+    assert line is not None
+    vcf_only = Node(state)
+    TreeProver(leaf_nodes=5_000, root_nodes=0).prove_leaf(vcf_only)
+    assert vcf_only.solved is None
+    near = Node(state)
+    TreeProver(leaf_nodes=5_000, root_nodes=0, leaf_vct_nodes=20_000).prove_leaf(near)
+    assert near.solved == 1.0 and near.solved_plies == len(line)
+    deep = Node(state)
+    prover = TreeProver(leaf_nodes=5_000, root_nodes=0, leaf_vct_nodes=20_000)
+    prover._root_ply = state.ply - LEAF_VCT_DEPTH - 1         # as if the root were further up
+    prover.prove_leaf(deep)
+    assert deep.solved is None
+
+
 def test_mcts_exact_values_from_the_solver_are_right():
     """The defender to move, the attacker's VCF still on: the children the solver proves lost
     for the defender really are (the attacker's proof replays in each)."""
@@ -427,10 +453,11 @@ def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
 
 def _refuted_only_past_1000_nodes():
     """From MCTS's lost games against alpha-beta (15x15, 1 s per move): X to move, O threatens a
-    VCT; X played (6, 7), after which O's VCT needs about 2,300 solver nodes."""
+    VCT; X played (8, 11), after which O's VCT needs about 2,000 solver nodes."""
     game = get_game("gomoku", width=15)
-    moves = ["8,9", "5,7", "9,6", "5,8", "9,8", "5,9", "5,6", "5,10", "5,11", "7,10", "7,8"]
-    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(6, 7)
+    moves = ["5,9", "6,8", "7,5", "4,8", "7,8", "5,7", "7,9", "4,9", "7,7", "7,6", "7,10", "7,11", "8,9",
+             "4,7", "4,6", "6,7", "6,9", "9,9", "5,8", "3,9"]
+    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(8, 11)
 
 
 def test_deepening_the_vct_check_refutes_a_move_that_a_small_budget_lets_through():
@@ -485,13 +512,13 @@ def test_verify_choice_proves_the_chosen_move_lost_past_the_first_budget_and_che
 
 
 def _refuted_past_1000_with_defences_left():
-    """From MCTS's lost games against alpha-beta (15x15, 1 s per move, seed 41): X to move against
-    O's VCT threat; X played (8, 10), refuted by a VCT of about 1,100 nodes, while other
-    moves hold at 20,000."""
-    game = get_game("gomoku", width=15)
-    moves = ["5,9", "8,7", "9,8", "8,9", "8,6", "7,8", "6,7", "7,7", "7,6", "6,6", "9,6", "9,9", "8,8",
-             "7,9", "10,9", "7,11", "7,10"]
-    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(8, 10)
+    """From MCTS's lost games against alpha-beta (20x20, 1 s per move): X to move against O's
+    VCT threat; X played (11, 9), refuted by a VCT of about 3,700 nodes, while (11, 13) and
+    (15, 13) hold at 20,000."""
+    game = get_game("gomoku", width=20)
+    moves = ["12,10", "11,11", "10,11", "10,10", "12,12", "12,11", "11,12", "13,12", "13,11", "11,10",
+             "14,13", "10,9", "9,8"]
+    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(11, 9)
 
 
 def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():

@@ -466,7 +466,12 @@ int tk_vct(Board *b, int a, long nodes, int threats, int fours, int32_t *line, l
     b->use_hint = 0;
     if (threats > MAX_THREATS) threats = MAX_THREATS;
     if (fours > MAX_FOURS) fours = MAX_FOURS;
-    int found = vct(b, a, threats, fours, 0, 0);
+    int found = 0;
+    /* Iterative deepening on the number of threats, as tk_vcf on fours: measured on the moves
+     * that lost MCTS its 20x20 games, the opponent's VCT was found within 4,000 nodes 13 times
+     * in 33 this way, against never with one search allowed 8 threats (0 of 33). */
+    for (int t = 1; t <= threats && !found && !b->abort; t++)
+        found = vct(b, a, t, fours, 0, 0);
     *spent = b->nodes;
     *complete = !b->abort;
     if (b->abort) found = 0;
