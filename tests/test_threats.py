@@ -346,27 +346,6 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     assert quiet.solved is None
 
 
-def test_tree_prover_solves_leaves_near_the_root_with_a_vct():
-    from engine.search.threats import LEAF_VCT_DEPTH
-    from engine.search.tree import Node
-
-    game, state = _double_three_to_make()
-    assert ThreatSolver(game).vcf(state, nodes=20_000).line is None
-    line = ThreatSolver(game).vct(state, nodes=20_000).line
-    assert line is not None
-    vcf_only = Node(state)
-    TreeProver(leaf_nodes=5_000, root_nodes=0).prove_leaf(vcf_only)
-    assert vcf_only.solved is None
-    near = Node(state)
-    TreeProver(leaf_nodes=5_000, root_nodes=0, leaf_vct_nodes=20_000).prove_leaf(near)
-    assert near.solved == 1.0 and near.solved_plies == len(line)
-    deep = Node(state)
-    prover = TreeProver(leaf_nodes=5_000, root_nodes=0, leaf_vct_nodes=20_000)
-    prover._root_ply = state.ply - LEAF_VCT_DEPTH - 1         # as if the root were further up
-    prover.prove_leaf(deep)
-    assert deep.solved is None
-
-
 def test_mcts_exact_values_from_the_solver_are_right():
     """The defender to move, the attacker's VCF still on: the children the solver proves lost
     for the defender really are (the attacker's proof replays in each)."""

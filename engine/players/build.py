@@ -182,7 +182,6 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
                         threat_nodes=MCTS_THREAT_NODES.get(game.name, 0) if threats else 0,
                         vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 and threats else 0,
                         vct_share=vct_share,
-                        leaf_vct_nodes=MCTS_LEAF_VCT_NODES.get(game.name, 0) if threats else 0,
                         fpu_reduction=fpu, policy_temperature=temperature)
     return MCTS(evaluator, config)
 
@@ -191,8 +190,6 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 # ... and per VCT search at the root (the root's own VCT, the opponent's after each move tried).
 MCTS_VCT_NODES: dict[str, int] = {"gomoku": 1000}
-# ... and per VCT search at a new leaf within LEAF_VCT_DEPTH plies of the root (threats.py).
-MCTS_LEAF_VCT_NODES: dict[str, int] = {"gomoku": 0}
 
 # MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
 # matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.

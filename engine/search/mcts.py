@@ -77,7 +77,6 @@ class MCTSConfig:
     threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
     vct_nodes: int = 0      # ... and per VCT search at the root (threat_nodes > 0 only); 0 = no VCT
     vct_share: float = 0.3  # ... taking at most this share of the time left
-    leaf_vct_nodes: int = 0  # ... and per VCT search at new leaves near the root; 0 = VCF only
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -108,8 +107,7 @@ class MCTS:
         if self.config.threat_nodes > 0:
             from engine.search.threats import TreeProver
             self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes,
-                                      self.config.vct_nodes, self.config.vct_share,
-                                      self.config.leaf_vct_nodes)
+                                      self.config.vct_nodes, self.config.vct_share)
         self.last_stop = ""                    # why the last search ended (tree 0)
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.

@@ -51,7 +51,6 @@ DEFAULT_VCF_PLIES = 41        # up to 20 fours, then the five
 DEFAULT_VCT_THREATS = 8       # attacking threes/fours in a VCT (deepened to; see above)
 LEAF_FOUR_MAKERS = 2          # MCTS leaves are tried when the mover can make this many fours (cell, line)
 LEAF_MAX_DEPTH = 4            # ... and lie at most this many plies below the root
-LEAF_VCT_DEPTH = 3            # leaves this near the root also get a VCT search (leaf_vct_nodes)
 ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a search
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
 VCT_DEEPEN = 4                # ... then those are checked again with this many times the nodes
@@ -345,10 +344,7 @@ class TreeProver:
     A new leaf at most LEAF_MAX_DEPTH plies below the root whose side to move can make fours
     LEAF_FOUR_MAKERS fours and has a VCF within `leaf_nodes` is solved as a win (the
     solver's board is synced to each leaf it looks at: a few stones' updates even without
-    a VCF; hence the depth limit); one at most LEAF_VCT_DEPTH plies below the root is also
-    solved as a win by a VCT within `leaf_vct_nodes`: measured on MCTS's lost 20x20 games, the
-    position was most often lost before any root move allowed a VCT, by an opponent's quiet
-    move two plies further on that no reply could stop, which only the tree can see.  At the
+    a VCF; hence the depth limit); at the
     root (budget `root_nodes`) a VCF is proven on the child it starts with, and when the
     opponent has a VCF every root move that does not stop it is proven lost.  With neither
     (and `vct_nodes`): the root's VCT is proven the same way, else the root moves, by prior,
@@ -358,10 +354,8 @@ class TreeProver:
     One solver per game (size and rule), kept across searches.
     """
 
-    def __init__(self, leaf_nodes: int, root_nodes: int, vct_nodes: int = 0, vct_share: float = 0.3,
-                 leaf_vct_nodes: int = 0):
+    def __init__(self, leaf_nodes: int, root_nodes: int, vct_nodes: int = 0, vct_share: float = 0.3):
         self.leaf_nodes, self.root_nodes, self.vct_nodes = leaf_nodes, root_nodes, vct_nodes
-        self.leaf_vct_nodes = leaf_vct_nodes
         self.vct_share = vct_share     # of the time left, at most, for the root's VCT checks
         self._solvers: dict[GomokuGame, ThreatSolver] = {}
         self._root_ply: int | None = None   # the last root's ply (lockstep trees: about the same)
@@ -383,14 +377,11 @@ class TreeProver:
         solver = self._solver(node.state) if node.solved is None else None
         if solver is None or self.leaf_nodes <= 0:
             return
-        depth = node.state.ply - self._root_ply if self._root_ply is not None else 0
-        if depth > LEAF_MAX_DEPTH:
+        if self._root_ply is not None and node.state.ply - self._root_ply > LEAF_MAX_DEPTH:
             return
-        proof = None
-        if solver.four_makers(node.state) >= LEAF_FOUR_MAKERS:    # else too few fours for a VCF
-            proof = solver.vcf(node.state, nodes=self.leaf_nodes).line
-        if proof is None and self.leaf_vct_nodes > 0 and depth <= LEAF_VCT_DEPTH:
-            proof = solver.vct(node.state, nodes=self.leaf_vct_nodes).line
+        if solver.four_makers(node.state) < LEAF_FOUR_MAKERS:
+            return                                   # too few fours to start a VCF worth the time
+        proof = solver.vcf(node.state, nodes=self.leaf_nodes).line
         if proof is not None:
             node.solved, node.solved_plies = 1.0, len(proof)
 
