@@ -158,9 +158,11 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
          "positions on average (the rest is tree work and rules)")
     outside = (total_time - timed.seconds) / max(total_nodes, 1)
     free = free_evaluator_overhead(searcher, positions, limits)
+    from engine.search.mcts import tree_kernel
     echo(f"   {label}: per-node overhead {1e6 * free:.0f} µs with a free evaluator (uniform priors, "
          f"value 0, same positions and limits, no threat solver or root tactics); "
-         f"{1e6 * outside:.0f} µs outside the evaluator above, all included")
+         f"{1e6 * outside:.0f} µs outside the evaluator above, all included; descent and backup "
+         f"{'compiled' if tree_kernel is not None else 'in Python (the tree kernel is not built)'}")
     return figures
 
 

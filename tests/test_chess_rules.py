@@ -148,3 +148,30 @@ def test_legal_moves_are_deterministic_and_formatting_is_lower_case_uci():
     assert [m.uci() for m in state.legal_moves()] == [m.uci() for m in
                                                        GAME.state_from_fen(state.fen()).legal_moves()]
     assert GAME.format_move(state, chess.Move.from_uci("a7a8q")) == "a7a8q"
+
+
+def test_fast_legal_move_list_equals_python_chess_in_order():
+    """legal_move_list skips python-chess's king-safety check for moves that cannot expose
+    the king; over random games from tricky positions (pins, en passant, checks, castling)
+    it must give exactly python-chess's list, in its order."""
+    import random
+
+    from engine.games.chess import legal_move_list
+    rng = random.Random(5)
+    fens = [line.split(";")[0].strip() for line in open("tests/data/perft.epd")
+            if line.strip() and not line.startswith("#")]
+    fens += ["4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2",          # en passant would expose the king
+             "4k3/4r3/8/8/8/8/4B3/4K3 w - - 0 1",           # a pinned bishop
+             "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1"]           # a pinned pawn
+    checked = in_check = 0
+    for fen in fens:
+        board = chess.Board(fen) if len(fen.split()) >= 4 else chess.Board(fen + " 0 1")
+        for _ in range(60):
+            expected = list(board.legal_moves)
+            assert legal_move_list(board) == expected, board.fen()
+            checked += 1
+            in_check += board.is_check()
+            if not expected:
+                break
+            board.push(rng.choice(expected))
+    assert checked > 300 and in_check > 10

@@ -17,6 +17,10 @@ demand for the cold readers (move choice, reports, the time plan).  Memory matte
 created, and `edges`/`order` are allocated only when a node is first selected from, so
 the many leaves visited once hold just their priors.  `value_sum_self`, `value` and
 `solved` are from the node's own side to move.
+MCTS walks these nodes in C when the tree kernel is built (tree_kernel.c: the same
+descent and backup, reading the slots directly); it reads the priors and proven results
+through `_prior_view`/`_proven_view`, memoryviews that the prior setter and prove_child
+keep beside the arrays (a view that no longer matches its array leaves that node to Python).
 """
 from __future__ import annotations
 
@@ -34,16 +38,17 @@ __all__ = ["Node", "Tree", "best_child", "ranked_children", "pv_moves", "scan_ro
 
 
 class Node:
-    __slots__ = ("state", "moves", "_prior", "raw_prior", "edges", "order", "cursor",
+    __slots__ = ("state", "moves", "_prior", "_prior_view", "raw_prior", "edges", "order", "cursor",
                  "child_visits", "children",
                  "visit_count", "value_sum_self", "draw_sum", "value", "draw", "has_draw_info",
-                 "proven", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
+                 "proven", "_proven_view", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
                  "tactics_done")
 
     def __init__(self, state):
         self.state = state
         self.moves: Sequence[Move] | None = None      # set by expand()
         self._prior: np.ndarray = None  # type: ignore[assignment]
+        self._prior_view: memoryview | None = None    # of _prior, for the tree kernel (mcts.py)
         self.raw_prior: np.ndarray | None = None
         self.edges: dict[int, list[float]] | None = None  # a -> [visits, value_sum, prior], visited only
         self.order: list[int] | None = None           # moves by prior, highest first (stable)
@@ -57,6 +62,7 @@ class Node:
         self.draw = 0.0
         self.has_draw_info = False
         self.proven: np.ndarray | None = None        # [A] exact child results, nan = unknown
+        self._proven_view: memoryview | None = None   # of proven, for the tree kernel
         self.proven_plies: np.ndarray | None = None
         self.n_proven = 0
         self.pending = False            # waiting for evaluation in the current batch
@@ -90,6 +96,7 @@ class Node:
     def prior(self, prior: np.ndarray) -> None:
         """Replace the priors (root noise on or off): selection's prior order follows them."""
         self._prior = prior
+        self._prior_view = prior.data
         self.order = None
         self.cursor = 0
         if self.edges:
@@ -251,6 +258,7 @@ class Node:
         """Record child a's exact result and solve this node when that settles it."""
         if self.proven is None or self.proven_plies is None:   # both are set together
             self.proven = np.full(len(self.prior), np.nan)
+            self._proven_view = self.proven.data
             self.proven_plies = np.zeros(len(self.prior), dtype=np.int64)
         if not math.isnan(self.proven[a]):
             return
