@@ -6,8 +6,8 @@
  * (benchmarks/node_overhead.py).  These functions do exactly what MCTS._descend (PUCT) and
  * MCTS._backup do in Python, on the same objects, with the same floating-point expressions
  * in the same order, so a search is the same search with or without the kernel
- * (tests/test_tree_kernel.py compares whole trees).  The rare branches (a root mask, proven
- * children, an edge update that deletes, proving a parent) call the Python methods.
+ * (tests/test_tree_kernel.py compares whole trees).  The rare branches (a root mask, ordering
+ * non-uniform priors, an edge update that deletes, proving a parent) call the Python methods.
  * Built by pip install (setup.py, optional); engine/search/mcts.py falls back to Python
  * without it.  Compiled with -ffp-contract=off: no fused multiply-add, as in Python.
  */
@@ -463,7 +463,7 @@ static PyObject *descend(PyObject *self, PyObject *args)
         Py_DECREF(edges);
         if (a == -1)
             goto done;
-        if (a == -2) {                           /* a mask or proven children: Python selects */
+        if (a == -2) {                           /* a root mask, or priors it cannot read: Python selects */
             PyObject *r = PyObject_CallMethod(node, "select_puct", "ddO", c_puct, fpu, mask);
             if (r == NULL)
                 goto done;
