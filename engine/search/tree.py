@@ -19,8 +19,8 @@ the many leaves visited once hold just their priors.  `value_sum_self`, `value` 
 `solved` are from the node's own side to move.
 MCTS walks these nodes in C when the tree kernel is built (tree_kernel.c: the same
 descent and backup, reading the slots directly); it reads the priors and proven results
-through `_prior_view`/`_proven_view`, memoryviews that the prior setter and prove_child
-keep beside the arrays (a view that no longer matches its array leaves that node to Python).
+through `_prior_view`/`_proven_view`, memoryviews of the arrays that the kernel makes the
+first time it selects from a node and remakes when the array changed.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ class Node:
         self.state = state
         self.moves: Sequence[Move] | None = None      # set by expand()
         self._prior: np.ndarray = None  # type: ignore[assignment]
-        self._prior_view: memoryview | None = None    # of _prior, for the tree kernel (mcts.py)
+        self._prior_view: memoryview | None = None    # of _prior, made by the tree kernel (mcts.py)
         self.raw_prior: np.ndarray | None = None
         self.edges: dict[int, list[float]] | None = None  # a -> [visits, value_sum, prior], visited only
         self.order: list[int] | None = None           # moves by prior, highest first (stable)
@@ -62,7 +62,7 @@ class Node:
         self.draw = 0.0
         self.has_draw_info = False
         self.proven: np.ndarray | None = None        # [A] exact child results, nan = unknown
-        self._proven_view: memoryview | None = None   # of proven, for the tree kernel
+        self._proven_view: memoryview | None = None   # of proven, made by the tree kernel
         self.proven_plies: np.ndarray | None = None
         self.n_proven = 0
         self.pending = False            # waiting for evaluation in the current batch
@@ -96,7 +96,7 @@ class Node:
     def prior(self, prior: np.ndarray) -> None:
         """Replace the priors (root noise on or off): selection's prior order follows them."""
         self._prior = prior
-        self._prior_view = prior.data
+        self._prior_view = None     # the tree kernel views the new array when it needs to
         self.order = None
         self.cursor = 0
         if self.edges:
@@ -258,7 +258,6 @@ class Node:
         """Record child a's exact result and solve this node when that settles it."""
         if self.proven is None or self.proven_plies is None:   # both are set together
             self.proven = np.full(len(self.prior), np.nan)
-            self._proven_view = self.proven.data
             self.proven_plies = np.zeros(len(self.prior), dtype=np.int64)
         if not math.isnan(self.proven[a]):
             return

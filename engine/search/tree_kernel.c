@@ -134,20 +134,31 @@ static int add_number(PyObject *obj, int name, PyObject *d)
     return rc;
 }
 
-/* A node's vector (_prior: float32 'f', proven: float64 'd') as a C array, read through the
- * memoryview tree.py keeps beside it (_prior_view, _proven_view: taken once per array, where
- * the buffer protocol per tree level cost more than the rest of the level); NULL, with no
- * exception, when there is none or it does not view that array as a 1-D vector. */
+/* A node's vector (_prior: float32 'f', proven: float64 'd') as a C array, read through a
+ * memoryview of it kept in the slot beside it (_prior_view, _proven_view): the buffer protocol
+ * per tree level cost more than the rest of the level.  The view is made here, the first time
+ * a node is selected from (most nodes are leaves and never need one), and made again when the
+ * array was replaced (tree.py's prior setter also clears it).  NULL, with no exception, when
+ * the array is not a 1-D vector of that format. */
 static const void *vector_of(PyObject *node, int array_attr, int view_attr, char format, Py_ssize_t *length)
 {
     if (Py_TYPE(node) != node_type)
         return NULL;
     PyObject *view = SLOT(node, view_attr), *array = SLOT(node, array_attr);
-    if (view == NULL || array == NULL || !PyMemoryView_Check(view))
+    if (view == NULL || array == NULL || array == Py_None)
         return NULL;
+    if (!PyMemoryView_Check(view) || PyMemoryView_GET_BUFFER(view)->obj != array) {
+        view = PyMemoryView_FromObject(array);
+        if (view == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        attr_set(node, view_attr, view);    /* the slot holds it now */
+        Py_DECREF(view);
+    }
     Py_buffer *b = PyMemoryView_GET_BUFFER(view);
-    if (b->obj != array || b->ndim != 1 || b->format == NULL || b->format[0] != format ||
-        b->format[1] != '\0' || (b->strides != NULL && b->strides[0] != b->itemsize))
+    if (b->ndim != 1 || b->format == NULL || b->format[0] != format || b->format[1] != '\0' ||
+        (b->strides != NULL && b->strides[0] != b->itemsize))
         return NULL;
     *length = b->shape[0];
     return b->buf;
