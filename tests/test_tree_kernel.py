@@ -86,6 +86,10 @@ def test_kernel_descent_adds_the_virtual_loss_and_names_the_new_leaf():
     assert parent is root and a == 0 and path == [(root, 0)]
     assert root.edges == {0: [1.0, -1.0, pytest.approx(1.0 / 80)]} and root.child_visits == 1.0
     assert 0 not in root.children      # the caller creates the leaf
+    assert root._prior_view.obj is root.prior      # the kernel's view of the priors, made on demand
+    root.prior = np.roll(root.prior, 1)            # new priors: the old view is dropped
+    assert root._prior_view is None
+    root.prior = np.roll(root.prior, -1)
     child = root.children[0] = Node(root.state.play(root.moves[0]))
     child.pending = True
     root.edges[0] = [1.0, 0.5, root.prior.item(0)]   # as after a backup: visited, value 0.5
