@@ -43,7 +43,7 @@ from engine.types import Evaluation, Limits, Move, SearchInfo, SearchResult
 try:   # the descent and backup in C (tree_kernel.c, built by pip install); the same search
     from engine.search import _tree_kernel as tree_kernel   # type: ignore[attr-defined]
     tree_kernel.bind(Node)
-except ImportError:    # built without a C compiler: the Python methods below do it, slower
+except ImportError:    # not built (no C compiler or no Python headers): the Python below, slower
     tree_kernel = None
 
 __all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
