@@ -87,7 +87,8 @@ class ChessState:
 
 
 def legal_move_list(board: chess.Board) -> list[chess.Move]:
-    """list(board.legal_moves), same moves in the same order, about a third faster.
+    """list(board.legal_moves), same moves in the same order, faster (26 against 34 us on
+    engine bench's chess positions).
 
     Why: a new MCTS node costs one legal-move list, and python-chess checks every
     pseudo-legal move for king safety with a method call (~1 us each, most of a node's

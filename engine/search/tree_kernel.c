@@ -61,7 +61,7 @@ static int attr_set(PyObject *obj, int i, PyObject *v)
     return PyObject_SetAttr(obj, attr_strings[i], v);
 }
 
-/* bind(Node): read the slot offsets of the Node class (tree.py calls it once). */
+/* bind(Node): read the slot offsets of the Node class (mcts.py calls it once, at import). */
 static PyObject *bind(PyObject *self, PyObject *cls)
 {
     if (!PyType_Check(cls)) {
