@@ -141,8 +141,10 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
     timed = searcher.evaluator = _TimedEvaluator(searcher.evaluator)
     limits = limits or Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
     label = game.label
+    inner = timed.inner
+    runtime = (f" ({inner.backend}, {inner.precision})" if hasattr(inner, "precision") else "")
     echo(f"# mcts {label}: {len(positions)} positions, batch {options.batch}, "
-         f"evaluator {type(timed.inner).__name__}")
+         f"evaluator {type(inner).__name__}{runtime}")
     total_nodes, total_time = 0, 0.0
     for number, (name, state) in enumerate(positions, 1):
         result, elapsed = timed_search(searcher, state, limits)

@@ -57,3 +57,13 @@ def test_the_chess_net_reads_a_bare_fen_like_the_same_position_reached_by_moves(
     by_moves, by_fen = evaluator.evaluate([played])[0], evaluator.evaluate([bare])[0]
     assert abs(by_moves.value - by_fen.value) < 0.3, (by_moves.value, by_fen.value)
     assert abs(by_fen.value) < 0.5      # an even opening position, not a lost one
+
+
+@pytest.mark.parametrize("path", sorted(FOLDER.glob("*.int8.onnx")), ids=lambda p: p.name)
+def test_a_shipped_int8_export_belongs_to_its_network_and_is_what_plays(path: Path):
+    """A stale int8 export would be skipped in silence: the network would play at float speed."""
+    from engine.nn.evaluator import NetworkEvaluator
+    network = path.with_name(path.name.replace(".int8.onnx", ".pt"))
+    assert network.is_file() and f"`{path.name}`" in CARD
+    assert NetworkEvaluator(network, device="cpu").precision == "int8"
+    assert path.stat().st_size <= 20 * 2**20

@@ -31,7 +31,7 @@ from engine.nn.codecs import CellCodec, GameCodec, get_codec
 from engine.nn.files import atomic_write
 from engine.nn.onnx_backend import (OnnxRunner, export_onnx_bytes, export_path,
                                     onnxruntime_available, open_export)
-from engine.nn.spec import BACKENDS, DEVICES, CheckpointError, check_meta
+from engine.nn.spec import BACKENDS, DEVICES, ONNX_PRECISIONS, CheckpointError, check_meta
 from engine.types import Evaluation
 
 __all__ = ["NetworkEvaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
@@ -141,6 +141,8 @@ class NetworkEvaluator:
     symmetry (gomoku only): "none", "random" (one random board symmetry per evaluation)
     or "average" (mean over all symmetries).
     half: float16 weights; None = on CUDA only.  cache_dir: where ONNX exports are kept.
+    precision (a checkpoint on the CPU's ONNX path): "auto" runs its int8 sidecar when there
+    is one (engine/nn/quantize.py), "fp32" never does, "int8" insists on it.
     """
 
     def __init__(self, source: Any, *, device: str = "auto", backend: str = "auto",
@@ -148,7 +150,7 @@ class NetworkEvaluator:
                  symmetry: str = "none",
                  half: bool | None = None, seed: int | None = None,
                  cache_dir: str | Path | None = None, max_batch: int = 256,
-                 expect_game: str | None = None):
+                 expect_game: str | None = None, precision: str = "auto"):
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r} (expected one of {', '.join(BACKENDS)})")
         if symmetry not in SYMMETRIES:
@@ -156,7 +158,14 @@ class NetworkEvaluator:
         self.device = resolve_device(device)
         self.threads, self.max_batch, self.cache_dir = threads, max(1, max_batch), cache_dir
         self.half = (self.device == "cuda") if half is None else half
+        if precision not in ONNX_PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r} (expected one of {', '.join(ONNX_PRECISIONS)})")
+        if precision == "int8" and (self.device != "cpu" or backend == "torch"):
+            raise ValueError("precision int8 runs on the CPU's onnx backend")
+        self.precision_asked = precision
         self._runner, self.meta, self.backend = self._open(source, backend, expect_game)
+        # what actually runs: "int8" only when an int8 export was found
+        self.precision: str = self.meta.get("precision", "fp32")
         self.game: str = self.meta["game"]
         self.codec: GameCodec = get_codec(self.game)
         if symmetry != "none" and not self.codec.symmetric:
@@ -173,6 +182,8 @@ class NetworkEvaluator:
                                          and onnxruntime_available())
         if backend == "onnx" and not onnxruntime_available():
             raise ValueError(_NEEDS_ONNX)
+        if self.precision_asked == "int8" and not (use_onnx and isinstance(source, (str, Path))):
+            raise ValueError("precision int8 needs onnxruntime and a checkpoint file with an int8 export")
         if isinstance(source, (str, Path)):
             path = Path(source)
             if path.suffix == ".onnx":
@@ -185,7 +196,8 @@ class NetworkEvaluator:
                 raise CheckpointError(f"{path}: no such network file")
             if use_onnx:
                 exported, sha = open_export(path, cache_dir=self.cache_dir, threads=self.threads,
-                                            device=self.device, expect_game=expect_game)
+                                            device=self.device, expect_game=expect_game,
+                                            precision=self.precision_asked)
                 if exported is not None:
                     return exported, exported.meta, "onnx"
             from engine.nn.checkpoint import load_checkpoint

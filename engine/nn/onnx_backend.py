@@ -24,9 +24,10 @@ from engine.nn.files import atomic_write, file_sha256
 from engine.nn.spec import CheckpointError, check_meta
 
 __all__ = ["OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
-           "export_onnx_bytes", "export_sidecar", "read_onnx_meta", "onnxruntime_available"]
+           "export_onnx_bytes", "export_sidecar", "int8_sidecar_path", "read_onnx_meta",
+           "onnxruntime_available", "META_KEY"]
 
-_META_KEY = "plyzero"
+META_KEY = "plyzero"
 
 
 def onnxruntime_available() -> bool:
@@ -72,7 +73,7 @@ def _session(source: Path | bytes, threads: int, device: str) -> Any:
 
 
 def read_onnx_meta(session: Any, source: str) -> dict:
-    raw = session.get_modelmeta().custom_metadata_map.get(_META_KEY)
+    raw = session.get_modelmeta().custom_metadata_map.get(META_KEY)
     if raw is None:
         raise CheckpointError(f"{source}: ONNX file without PlyZero metadata")
     try:
@@ -105,15 +106,23 @@ class OnnxRunner:
 
 def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, threads: int = 1,
                 device: str = "cpu", expect_game: str | None = None,
-                checkpoint_sha: str | None = None) -> tuple[OnnxRunner | None, str]:
+                checkpoint_sha: str | None = None,
+                precision: str = "fp32") -> tuple[OnnxRunner | None, str]:
     """(a runner over an existing export of this checkpoint or None, the checkpoint's sha256).
 
-    Looks at the sidecar `<weights>.onnx` first, then the cache; an export whose
-    recorded checkpoint_sha256 differs (stale) is ignored.  Needs no torch.
+    Looks at the int8 sidecar `<weights>.int8.onnx` first when `precision` allows it (on CPU),
+    then the sidecar `<weights>.onnx`, then the cache; an export whose recorded
+    checkpoint_sha256 differs (stale) is ignored.  precision "int8" with no usable int8
+    sidecar is a CheckpointError.  Needs no torch.
     """
     weights = Path(weights)
     sha = checkpoint_sha or file_sha256(weights)
-    for candidate in (weights.with_suffix(".onnx"), export_path(sha, cache_dir)):
+    candidates = [weights.with_suffix(".onnx"), export_path(sha, cache_dir)]
+    if precision == "int8" or (precision == "auto" and device == "cpu"):
+        candidates.insert(0, int8_sidecar_path(weights))
+    if precision == "int8":
+        candidates = candidates[:1]
+    for candidate in candidates:
         if not candidate.is_file():
             continue
         try:
@@ -123,7 +132,15 @@ def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, thr
         if runner.meta.get("checkpoint_sha256") == sha:
             check_meta(runner.meta, str(weights), expect_game)
             return runner, sha
+    if precision == "int8":
+        raise CheckpointError(f"{weights}: no int8 export of this checkpoint "
+                              f"(write one with `engine quantize {weights}`)")
     return None, sha
+
+
+def int8_sidecar_path(weights: str | Path) -> Path:
+    """`<weights>.int8.onnx`: where `engine quantize` writes a checkpoint's int8 export."""
+    return Path(weights).with_suffix(".int8.onnx")
 
 
 def export_path(checkpoint_sha: str, cache_dir: str | Path | None = None) -> Path:
@@ -157,7 +174,7 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     record = {k: v for k, v in meta.items() if isinstance(v, (str, int, float, dict, list))}
     record["checkpoint_sha256"] = checkpoint_sha
     entry = proto.metadata_props.add()
-    entry.key, entry.value = _META_KEY, json.dumps(record, sort_keys=True)
+    entry.key, entry.value = META_KEY, json.dumps(record, sort_keys=True)
     return proto.SerializeToString()
 
 

@@ -14,7 +14,7 @@ from engine.nn.codecs import codec_names, get_codec
 
 __all__ = [
     "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
-    "codec_version", "check_meta", "DEVICES", "BACKENDS",
+    "codec_version", "check_meta", "DEVICES", "BACKENDS", "ONNX_PRECISIONS",
 ]
 
 FORMAT = "plyzero"
@@ -22,6 +22,9 @@ GAMES = codec_names()
 NAMED_NETS = ("res2x32", "res6x64", "res10x128")
 DEVICES = ("auto", "cpu", "cuda", "mps")      # where a network runs
 BACKENDS = ("auto", "torch", "onnx")          # which runtime runs it
+# Network arithmetic on the CPU's onnx backend; "auto": the int8 sidecar when there is one
+# (engine/nn/quantize.py), else float.  (Self-play's GPU server has its own: engine/train/inference.py.)
+ONNX_PRECISIONS = ("auto", "fp32", "int8")
 _NET_NAME = re.compile(r"^res(\d+)x(\d+)$")
 
 

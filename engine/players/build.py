@@ -141,12 +141,13 @@ _ALPHABETA_BOARDS: dict[str, Callable[[Any, Any], Any]] = {"chess": _chess_board
 
 
 def network_evaluator(game: Game, weights: str, options: PlayerOptions, **overrides: Any) -> Any:
-    """A NetworkEvaluator for `game` over `weights` with the player's device, backend and
-    threads.  Raises CheckpointError (one line) for a bad file or another game's network.
+    """A NetworkEvaluator for `game` over `weights` with the player's device, backend,
+    precision and threads.  Raises CheckpointError (one line) for a bad file or another game's network.
 
     The evaluator's cache gets Hash / 2 MB on top of the Hash MB the MCTS tree gets."""
     from engine.nn.evaluator import NetworkEvaluator   # torch only if the backend needs it
     settings: dict[str, Any] = dict(device=options.device, backend=options.backend,
+                                    precision=options.precision,
                                     threads=options.threads, seed=options.seed,
                                     expect_game=game.name, cache_mb=max(1.0, options.hash_mb / 2))
     settings.update(overrides)
