@@ -127,3 +127,32 @@ def test_the_quantize_command_writes_the_sidecar_and_rejects_bad_input(tmp_path)
         failed = _engine("quantize", *args)
         assert failed.returncode != 0
         assert message in failed.stderr and "Traceback" not in failed.stderr, failed.stderr
+
+
+def test_a_uci_gui_sets_precision_and_a_missing_int8_export_falls_back(tmp_path):
+    """Precision int8 on a network without an int8 export: the engine says why in one info
+    string and keeps playing (alpha-beta), as for any unusable network; with the export it
+    plays MCTS on it."""
+    import chess
+    import chess.engine
+
+    from conftest import console_script, engine_env
+    path = tmp_path / "c.pt"
+    create_random_checkpoint(path, "chess", "res2x32", seed=3)
+
+    def first_move() -> chess.engine.PlayResult:
+        engine = chess.engine.SimpleEngine.popen_uci([console_script("plyzero-uci")], env=engine_env())
+        try:
+            assert engine.options["Precision"].var == ["auto", "fp32", "int8"]
+            engine.configure({"Player": "mcts", "WeightsFile": str(path), "Precision": "int8"})
+            return engine.play(chess.Board(), chess.engine.Limit(nodes=64), info=chess.engine.INFO_ALL)
+        finally:
+            engine.quit()
+
+    fallback = first_move()
+    assert fallback.move in chess.Board().legal_moves
+    assert "hashfull" in fallback.info      # alpha-beta's report (MCTS sends none)
+    quantize_sidecar(path, games=1, max_plies=10)
+    played = first_move()
+    assert played.move in chess.Board().legal_moves and "hashfull" not in played.info
+    assert played.info.get("nodes", 0) >= 64
