@@ -160,10 +160,7 @@ class NetworkEvaluator:
         self.half = (self.device == "cuda") if half is None else half
         if precision not in ONNX_PRECISIONS:
             raise ValueError(f"unknown precision {precision!r} (expected one of {', '.join(ONNX_PRECISIONS)})")
-        if precision == "int8" and (self.device != "cpu" or backend == "torch"):
-            raise ValueError("precision int8 runs on the CPU's onnx backend")
-        self.precision_asked = precision
-        self._runner, self.meta, self.backend = self._open(source, backend, expect_game)
+        self._runner, self.meta, self.backend = self._open(source, backend, expect_game, precision)
         # what actually runs: "int8" only when an int8 export was found
         self.precision: str = self.meta.get("precision", "fp32")
         self.game: str = self.meta["game"]
@@ -177,13 +174,15 @@ class NetworkEvaluator:
         self._perms: dict[tuple[int, int], list[np.ndarray]] = {}
 
     # -- opening a network -------------------------------------------------------------
-    def _open(self, source: Any, backend: str, expect_game: str | None) -> tuple[Any, dict, str]:
+    def _open(self, source: Any, backend: str, expect_game: str | None,
+              precision: str) -> tuple[Any, dict, str]:
         use_onnx = backend == "onnx" or (backend == "auto" and self.device == "cpu"
                                          and onnxruntime_available())
         if backend == "onnx" and not onnxruntime_available():
             raise ValueError(_NEEDS_ONNX)
-        if self.precision_asked == "int8" and not (use_onnx and isinstance(source, (str, Path))):
-            raise ValueError("precision int8 needs onnxruntime and a checkpoint file with an int8 export")
+        if precision == "int8" and not (use_onnx and self.device == "cpu" and isinstance(source, (str, Path))):
+            raise ValueError("precision int8 runs on the CPU's onnx backend, from a checkpoint file "
+                             "with an int8 export")
         if isinstance(source, (str, Path)):
             path = Path(source)
             if path.suffix == ".onnx":
@@ -197,7 +196,7 @@ class NetworkEvaluator:
             if use_onnx:
                 exported, sha = open_export(path, cache_dir=self.cache_dir, threads=self.threads,
                                             device=self.device, expect_game=expect_game,
-                                            precision=self.precision_asked)
+                                            precision=precision)
                 if exported is not None:
                     return exported, exported.meta, "onnx"
             from engine.nn.checkpoint import load_checkpoint

@@ -117,12 +117,10 @@ def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, thr
     """
     weights = Path(weights)
     sha = checkpoint_sha or file_sha256(weights)
-    candidates = [weights.with_suffix(".onnx"), export_path(sha, cache_dir)]
-    if precision == "int8" or (precision == "auto" and device == "cpu"):
-        candidates.insert(0, int8_sidecar_path(weights))
-    if precision == "int8":
-        candidates = candidates[:1]
-    for candidate in candidates:
+    wants_int8 = precision == "int8" or (precision == "auto" and device == "cpu")
+    int8 = [int8_sidecar_path(weights)] if wants_int8 else []
+    floats = [] if precision == "int8" else [weights.with_suffix(".onnx"), export_path(sha, cache_dir)]
+    for candidate in int8 + floats:
         if not candidate.is_file():
             continue
         try:

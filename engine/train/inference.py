@@ -263,7 +263,8 @@ class RunnerEvaluator(NetworkEvaluator):
         super().__init__(runner, device="cpu", backend="auto", cache_size=cache_size,
                          expect_game=expect_game, max_batch=max_batch)
 
-    def _open(self, source: Any, backend: str, expect_game: str | None) -> tuple[Any, dict, str]:
+    def _open(self, source: Any, backend: str, expect_game: str | None,
+              precision: str) -> tuple[Any, dict, str]:
         from engine.nn.spec import check_meta
         check_meta(source.meta, "network runner", expect_game)
         return source, source.meta, "runner"
