@@ -58,6 +58,18 @@ def _read_openings(path: str) -> tuple[str, ...]:
     return tuple(fens)
 
 
+def _read_psq_games(path: str) -> tuple:
+    """A .psq file of gomoku games (engine.train.psq) -> its games; one-line errors."""
+    from engine.train.psq import PsqError, read_psq
+
+    try:
+        return tuple(read_psq(open(path, encoding="utf-8").read(), path))
+    except OSError as exc:
+        raise click.BadParameter(f"{path}: {exc.strerror}", param_hint="--openings") from None
+    except (PsqError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--openings") from None
+
+
 def _info_pairs(pairs: tuple[str, ...], hint: str) -> tuple[tuple[str, str], ...]:
     """--gomocup-info / --uci-option KEY=VALUE (repeatable) -> (key, value) pairs."""
     parsed = []
@@ -86,7 +98,9 @@ def _info_pairs(pairs: tuple[str, ...], hint: str) -> tuple[tuple[str, str], ...
 @click.option("--opening-plies", type=click.IntRange(min=0), default=4, show_default=True,
               help="Random plies at the start of each game (after the --openings position).")
 @click.option("--openings", type=click.Path(dir_okay=False), default=None,
-              help="Chess: EPD/FEN file of start positions [the arena's built-in suite]; 'none' for startpos.")
+              help="Chess: EPD/FEN file of start positions [the arena's built-in suite]; 'none' for startpos. "
+                   "Gomoku: a .psq file of games (e.g. `arena report --pgn`); each teacher game starts "
+                   "partway through one of them [random stones near the centre].")
 @click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
               help="Chance of a random move per ply (still labelled with the teacher's choice).")
 @click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Draw after this many plies.")
@@ -130,16 +144,15 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
     fens: tuple[str, ...] = ()
     if game == "chess" and openings != "none":
         fens = _read_openings(openings) if openings is not None else _builtin_openings()
-    elif game != "chess" and openings is not None:
-        raise click.BadParameter("gomoku openings are random stones near the centre (--opening-plies)",
-                                 param_hint="--openings")
+    start_games = _read_psq_games(openings) if game != "chess" and openings is not None else ()
     try:
         settings = TeacherConfig(depth=depth, movetime=movetime, nodes=nodes, multipv=multipv, soft_tau=tau,
                                  opening_plies=opening_plies, epsilon=epsilon, max_plies=max_plies,
                                  uci=tuple(shlex.split(uci)) if uci else None,
                                  uci_options=_info_pairs(uci_options, "--uci-option"),
                                  gomocup=tuple(shlex.split(gomocup)) if gomocup else None,
-                                 gomocup_info=_info_pairs(gomocup_info, "--gomocup-info"), openings=fens)
+                                 gomocup_info=_info_pairs(gomocup_info, "--gomocup-info"), openings=fens,
+                                 start_games=start_games)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     make_teacher = None

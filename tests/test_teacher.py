@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from engine.games import get_game
 from engine.train.samples import (Batch, GameSpec, make_sample, read_shards, sample_batch, split_validation,
                                   value_targets, with_outcome, write_shard)
+from engine.train.psq import PsqError, PsqGame, read_psq
 from engine.train.teacher import TeacherConfig, teacher_batch
 from engine.games.base import Outcome
 from protocols.cli import main
@@ -119,12 +120,69 @@ def test_cli_gomocup_teacher_writes_shards_per_board_and_rule_and_resumes(tmp_pa
     (["--game", "gomoku", "--gomocup", "brain", "--gomocup-info", "max_node"], "expected KEY=VALUE"),
     (["--game", "chess", "--gomocup", "brain"], "cannot play chess"),
     (["--game", "gomoku", "--gomocup-info", "a=1"], "needs --gomocup"),
-    (["--game", "gomoku", "--openings", "x.epd"], "gomoku openings"),
+    (["--game", "gomoku", "--openings", "missing.psq"], "missing.psq"),
 ])
 def test_cli_teacher_bad_gomocup_arguments_are_one_line_errors(tmp_path, args, expect):
     result = CliRunner().invoke(main, ["teacher", "--games", "1", "--out", str(tmp_path)] + args)
     assert result.exit_code != 0 and expect in result.output
     assert "Traceback" not in result.output and not list(tmp_path.glob("*.npz"))
+
+
+def _psq(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "games.psq"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_read_psq_reads_arena_exports_and_piskvork_headers():
+    text = ("Piskvorky 9x9, 11:11, 0\n5,5,120\n6,6,80\n4,4,0\nBlack: a\nWhite: b\n\n"
+            "Piskvorky 7, 1:1, 0\n1,1\n7,7\n")
+    games = read_psq(text)
+    assert games == [PsqGame(9, 9, (4 * 9 + 4, 5 * 9 + 5, 3 * 9 + 3)), PsqGame(7, 7, (0, 48))]
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("Piskvorky 9x9, 11:11, 0\n10,1,0\n", "games.psq:2: move 10,1 is off the 9x9 board"),
+    ("Piskvorky 9x9, 11:11, 0\n2,2,0\n2,2,0\n", "games.psq:3: move 2,2 is on an occupied cell"),
+    ("2,2\n3,3\n", "no games"),
+])
+def test_read_psq_bad_input_names_the_line(text, expect):
+    with pytest.raises(PsqError, match=expect):
+        read_psq(text, "games.psq")
+
+
+def test_gomoku_teacher_games_start_partway_through_the_given_games():
+    game = get_game("gomoku", width=9, height=9)
+    record = PsqGame(9, 9, (40, 41, 31, 49, 22, 13))           # ends before anyone has five
+    config = TeacherConfig(depth=1, max_plies=8, opening_plies=0, epsilon=0.0,
+                           start_games=(record, PsqGame(15, 15, (112, 113))))
+    starts = set()
+    for seed in range(12):
+        first = teacher_batch(GameSpec("gomoku", 9, 9), 1, config, seed=seed)[0]
+        stones = int(first.ply)
+        assert 1 <= stones <= 5
+        expected = game.state_from_moves(record.moves[:stones])
+        assert np.array_equal(first.planes, make_sample(expected, np.ones(len(expected.legal_moves()))).planes)
+        starts.add(stones)
+    assert len(starts) >= 3                                    # the prefix length is drawn, not fixed
+    with pytest.raises(ValueError, match="no start game is 7x7"):
+        teacher_batch(GameSpec("gomoku", 7, 7), 1, config, seed=0)
+
+
+def test_cli_gomoku_teacher_reads_a_psq_file_of_start_games(tmp_path):
+    psq = _psq(tmp_path, "Piskvorky 9x9, 11:11, 0\n5,5,0\n6,6,0\n4,6,0\n6,4,0\nResult: 1-0\n")
+    out = tmp_path / "data"
+    brain = " ".join(_gomocup_fake("eval"))
+    result = CliRunner().invoke(main, ["teacher", "--game", "gomoku", "--board", "9", "--games", "2",
+                                       "--gomocup", brain, "--nodes", "40", "--opening-plies", "0",
+                                       "--openings", str(psq), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    plies = np.concatenate([np.load(shard)["ply"] for shard in out.glob("*.npz")])
+    assert len(plies) and plies.min() >= 1                   # no game started on an empty board
+    bad = _psq(tmp_path, "Piskvorky 9x9, 11:11, 0\n5,5,0\n5,5,0\n")
+    refused = CliRunner().invoke(main, ["teacher", "--game", "gomoku", "--board", "9", "--games", "1",
+                                        "--openings", str(bad), "--out", str(tmp_path / "none")])
+    assert refused.exit_code != 0 and "occupied cell" in refused.output and "Traceback" not in refused.output
 
 
 # --- the UCI teacher ---------------------------------------------------------------------------

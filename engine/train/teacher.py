@@ -9,7 +9,9 @@ engine is driven by `protocols.uci_teacher.uci_teacher`, any Gomocup brain (Rapf
 Targets: one-hot on the teacher's move, or with `multipv` = k > 1 a soft target
 softmax(value / soft_tau) over the k best lines' first moves (values in [-1, 1] from the
 side to move, as SearchInfo reports them).  Diversity: a game starts from a random
-position of `openings` (chess FENs, e.g. the arena's suite) when given, then
+position of `openings` (chess FENs, e.g. the arena's suite) when given, or (gomoku) after a
+random number of moves of one of `start_games` (recorded games of the same board size, e.g.
+the arena's: the positions our players reach, labelled by the teacher), then
 `opening_plies` random plies (not recorded; gomoku stones near the centre), then with
 probability `epsilon` a ply plays a random move instead of the teacher's (still recorded
 with the teacher's target); the teacher plays both colours.  Values: each game's final
@@ -25,6 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.games.base import Outcome
+from engine.train.psq import PsqGame
 from engine.train.samples import GameSpec, Sample, make_sample, wdl_from_value, with_outcome
 from engine.train.selfplay import game_seed
 from engine.types import Limits, Move, SearchInfo
@@ -44,7 +47,9 @@ class TeacherConfig:
     protocols.uci_teacher); uci_options: (name, value) pairs it is configured with.
     gomocup / gomocup_info: gomoku only, a Gomocup brain's argv and the INFO (key, value)
     pairs sent before play (protocols.gomocup_teacher).  openings: chess FENs a game
-    starts from (one drawn per game), before the random opening plies."""
+    starts from (one drawn per game), before the random opening plies.  start_games: gomoku
+    games (engine.train.psq); a game starts after 1 to all-but-one of the moves of one of
+    those of its board size, drawn uniformly, before the random opening plies."""
     depth: int | None = 2
     movetime: float | None = None
     nodes: int | None = None
@@ -60,6 +65,7 @@ class TeacherConfig:
     gomocup: tuple[str, ...] | None = None
     gomocup_info: tuple[tuple[str, str], ...] = ()
     openings: tuple[str, ...] = ()
+    start_games: tuple[PsqGame, ...] = ()
 
     def __post_init__(self) -> None:
         if self.depth is None and self.movetime is None and self.nodes is None:
@@ -154,22 +160,45 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
         raise ValueError(f"a Gomocup teacher cannot play {spec.name} (its engines speak {game.protocol})")
     if config.gomocup is not None and make_teacher is None:
         raise ValueError("a Gomocup teacher needs make_teacher=protocols.gomocup_teacher.gomocup_teacher")
+    records = _records_for(game, config.start_games)
+    if config.start_games and not records:
+        raise ValueError(f"no start game is {game.width}x{game.height} (the games given are "
+                         f"{', '.join(sorted({f'{g.width}x{g.height}' for g in config.start_games}))})")
     teach, close = make_teacher(config) if make_teacher is not None else _alphabeta_teacher(game, config)
     max_plies = config.max_plies if config.max_plies is not None else game.max_plies
     samples: list[Sample] = []
     try:
         for index in range(n_games):
-            samples.extend(_play(game, teach, config, index, random.Random(game_seed(seed, index)), max_plies))
+            samples.extend(_play(game, teach, config, index, random.Random(game_seed(seed, index)), max_plies,
+                                 records))
     finally:
         close()
     return samples
 
 
+def _records_for(game: Any, start_games: tuple[PsqGame, ...]) -> list[PsqGame]:
+    """The start games that fit this board (a longer than one move: one position to start from)."""
+    size = (getattr(game, "width", None), getattr(game, "height", None))
+    return [g for g in start_games if (g.width, g.height) == size and len(g.moves) > 1]
+
+
+def _from_record(game: Any, record: PsqGame, rng: random.Random) -> Any:
+    """The position after a uniformly drawn 1..len-1 moves of `record` (earlier if it ends there)."""
+    state = game.initial_state()
+    for move in record.moves[:rng.randint(1, len(record.moves) - 1)]:
+        if state.outcome() is not None or not state.is_legal(move):
+            break
+        state = state.play(move)
+    return state
+
+
 def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: random.Random,
-          max_plies: int | None) -> list[Sample]:
+          max_plies: int | None, records: list[PsqGame]) -> list[Sample]:
     state = game.initial_state()
     if config.openings:
         state = game.state_from_fen(rng.choice(config.openings))
+    elif records:
+        state = _from_record(game, rng.choice(records), rng)
     for _ in range(config.opening_plies):
         if state.outcome() is not None:
             break
