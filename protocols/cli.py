@@ -4,12 +4,16 @@ processes: the protocol servers, and the teacher when it drives an external UCI 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
 from engine.games import game_class
 from engine.players import PlayerOptions
+
+if TYPE_CHECKING:
+    from engine.train.psq import PsqGame
 
 __all__ = ["main", "pbrain_main"]
 
@@ -58,7 +62,7 @@ def _read_openings(path: str) -> tuple[str, ...]:
     return tuple(fens)
 
 
-def _read_psq_games(path: str) -> tuple:
+def _read_psq_games(path: str) -> tuple[PsqGame, ...]:
     """A .psq file of gomoku games (engine.train.psq) -> its games; one-line errors."""
     from engine.train.psq import PsqError, read_psq
 
