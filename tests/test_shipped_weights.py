@@ -26,7 +26,7 @@ def test_there_is_a_shipped_network_and_a_card_row_for_each():
 
 @pytest.mark.parametrize("path", NETWORKS, ids=lambda p: p.name)
 def test_card_sha256_matches_the_file_and_the_checkpoint_loads(path: Path):
-    row = next(line for line in CARD.splitlines() if f"`{path.name}`" in line)
+    row = next(line for line in CARD.splitlines() if line.startswith("|") and f"`{path.name}`" in line)
     card_sha = re.search(r"`([0-9a-f]{64})`", row)
     assert card_sha is not None and card_sha.group(1) == hashlib.sha256(path.read_bytes()).hexdigest()
     _, meta = load_checkpoint(path)
@@ -67,3 +67,24 @@ def test_a_shipped_int8_export_belongs_to_its_network_and_is_what_plays(path: Pa
     assert network.is_file() and f"`{path.name}`" in CARD
     assert NetworkEvaluator(network, device="cpu").precision == "int8"
     assert path.stat().st_size <= 20 * 2**20
+
+
+def test_the_default_gomocup_brain_plays_mcts_with_the_shipped_gomoku_network():
+    """`pbrain-plyzero` with no options: Player auto finds weights/gomoku.pt and runs its int8 export."""
+    from engine.nn.evaluator import NetworkEvaluator
+    from engine.players.build import resolve_player
+    from protocols.gomocup_client import GomocupClient, parse_move
+    from conftest import console_script, engine_env
+
+    shipped = FOLDER / "gomoku.pt"
+    options = resolve_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
+    assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
+    assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
+    with GomocupClient([console_script("pbrain-plyzero")], env=engine_env()) as client:
+        assert client.about().get("player") == "mcts"
+        client.start(15, 15)
+        client.info("timeout_turn", 500)
+        client.info("timeout_match", 0)
+        client.send("BEGIN")
+        x, y = parse_move(client.read_answer(10.0))
+        assert 0 <= x < 15 and 0 <= y < 15

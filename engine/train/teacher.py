@@ -178,8 +178,11 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
 
 def _records_for(game: Any, start_games: tuple[PsqGame, ...]) -> list[PsqGame]:
     """The start games that fit this board (a longer than one move: one position to start from)."""
-    size = (getattr(game, "width", None), getattr(game, "height", None))
-    return [g for g in start_games if (g.width, g.height) == size and len(g.moves) > 1]
+    if not start_games:
+        return []
+    if not game.stones:
+        raise ValueError(f"start games are stone games (.psq); {game.name} starts from openings")
+    return [g for g in start_games if (g.width, g.height) == (game.width, game.height) and len(g.moves) > 1]
 
 
 def _from_record(game: Any, record: PsqGame, rng: random.Random) -> Any:
