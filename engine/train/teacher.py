@@ -161,9 +161,6 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
     if config.gomocup is not None and make_teacher is None:
         raise ValueError("a Gomocup teacher needs make_teacher=protocols.gomocup_teacher.gomocup_teacher")
     records = _records_for(game, config.start_games)
-    if config.start_games and not records:
-        raise ValueError(f"no start game is {game.width}x{game.height} (the games given are "
-                         f"{', '.join(sorted({f'{g.width}x{g.height}' for g in config.start_games}))})")
     teach, close = make_teacher(config) if make_teacher is not None else _alphabeta_teacher(game, config)
     max_plies = config.max_plies if config.max_plies is not None else game.max_plies
     samples: list[Sample] = []
@@ -177,19 +174,24 @@ def teacher_batch(spec: GameSpec, n_games: int, config: TeacherConfig = TeacherC
 
 
 def _records_for(game: Any, start_games: tuple[PsqGame, ...]) -> list[PsqGame]:
-    """The start games that fit this board (a longer than one move: one position to start from)."""
+    """The start games of this board size with at least two moves (so there is a position to
+    start from); ValueError when start games are given but none fits."""
     if not start_games:
         return []
     if not game.stones:
         raise ValueError(f"start games are stone games (.psq); {game.name} starts from openings")
-    return [g for g in start_games if (g.width, g.height) == (game.width, game.height) and len(g.moves) > 1]
+    fitting = [g for g in start_games if (g.width, g.height) == (game.width, game.height) and len(g.moves) > 1]
+    if not fitting:
+        sizes = ", ".join(sorted({f"{g.width}x{g.height}" for g in start_games}))
+        raise ValueError(f"no start game is {game.width}x{game.height} (the games given are {sizes})")
+    return fitting
 
 
 def _from_record(game: Any, record: PsqGame, rng: random.Random) -> Any:
     """The position after a uniformly drawn 1..len-1 moves of `record` (earlier if it ends there)."""
     state = game.initial_state()
     for move in record.moves[:rng.randint(1, len(record.moves) - 1)]:
-        if state.outcome() is not None or not state.is_legal(move):
+        if not state.is_legal(move):   # the game ended before this move (e.g. an overline rule)
             break
         state = state.play(move)
     return state
