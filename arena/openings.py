@@ -17,6 +17,8 @@ from typing import Sequence
 import chess
 import chess.pgn
 
+from engine.games.chess import board_from_fen_or_epd
+
 __all__ = ["Opening", "OpeningError", "builtin_chess_suite", "load_chess_openings",
            "load_gomoku_openings", "generate_gomoku_opening", "gomoku_moves", "opening_for"]
 
@@ -46,7 +48,7 @@ def _epd_openings(text: str, source: str) -> list[Opening]:
         if not line or line.startswith(("#", ";")):
             continue
         try:
-            board, ops = chess.Board.from_epd(line)
+            board, ops = board_from_fen_or_epd(line)
         except ValueError as exc:
             raise OpeningError(f"{source}:{number}: bad EPD: {exc}") from None
         if not board.is_valid():

@@ -42,7 +42,7 @@ def _builtin_openings() -> tuple[str, ...]:
 
 def _read_openings(path: str) -> tuple[str, ...]:
     """EPD or FEN lines (comments with ';' and blank lines skipped) -> FENs; one-line errors."""
-    import chess
+    from engine.games.chess import board_from_fen_or_epd
 
     fens = []
     try:
@@ -53,7 +53,7 @@ def _read_openings(path: str) -> tuple[str, ...]:
         if not line.strip() or line.lstrip().startswith(";"):
             continue
         try:
-            board, _ = chess.Board.from_epd(line.strip())
+            board, _ = board_from_fen_or_epd(line.strip())
         except ValueError as exc:
             raise click.BadParameter(f"{path}:{number}: {exc}", param_hint="--openings") from None
         fens.append(board.fen())

@@ -89,6 +89,12 @@ def test_chess_opening_files(tmp_path):
     bad.write_text("1. e4 e5 2. Ke3 *\n")
     with pytest.raises(OpeningError, match="bad.pgn"):
         load_chess_openings(str(bad))
+    fens = tmp_path / "fens.epd"
+    fens.write_text("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n"
+                    "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n")
+    assert [(o.fen, o.name) for o in load_chess_openings(str(fens))] == [
+        ("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "fens.epd:1"),
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "e4")]
     epd = tmp_path / "bad.epd"
     epd.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq -\n")
     with pytest.raises(OpeningError):

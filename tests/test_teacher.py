@@ -233,6 +233,26 @@ def test_cli_chess_teacher_with_uci_options_and_builtin_openings(tmp_path):
     assert not np.array_equal(first_planes, start)           # a suite opening, not the start position
 
 
+def test_cli_chess_teacher_reads_full_fens_and_epd_lines_alike(tmp_path):
+    fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    positions = tmp_path / "positions.epd"
+    positions.write_text(f"{fen}\n; a comment\n{' '.join(fen.split()[:4])} id \"epd\";\n")
+    out = tmp_path / "chess"
+    result = CliRunner().invoke(main, [
+        "teacher", "--game", "chess", "--uci", " ".join(_uci_fake()), "--depth", "1", "--games", "2",
+        "--max-plies", "2", "--opening-plies", "0", "--openings", str(positions), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    starts = [get_game("chess").state_from_fen(f) for f in (fen, " ".join(fen.split()[:4]) + " 0 1")]
+    start_planes = [make_sample(s, np.ones(len(s.legal_moves()))).planes for s in starts]
+    first = read_shards([out]).buckets[0].planes[0]
+    assert any(np.array_equal(first, planes) for planes in start_planes)
+    positions.write_text(f"{fen}\n{fen.replace(' w ', ' x ')}\n")
+    result = CliRunner().invoke(main, [
+        "teacher", "--game", "chess", "--uci", " ".join(_uci_fake()), "--depth", "1", "--games", "1",
+        "--openings", str(positions), "--out", str(tmp_path / "none")])
+    assert result.exit_code != 0 and "positions.epd:2" in result.output and "Traceback" not in result.output
+
+
 # --- values, blending, validation split ----------------------------------------------------
 
 def _batch(results: list[int], teacher: list[list[float] | None]) -> Batch:

@@ -12,7 +12,7 @@ import chess
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
 
-__all__ = ["ChessGame", "ChessState", "BENCH_FENS", "legal_move_list"]
+__all__ = ["ChessGame", "ChessState", "BENCH_FENS", "legal_move_list", "board_from_fen_or_epd"]
 
 
 class ChessState:
@@ -84,6 +84,15 @@ class ChessState:
 
     def __repr__(self) -> str:
         return f"ChessState({self.board.fen()!r})"
+
+
+def board_from_fen_or_epd(text: str) -> tuple[chess.Board, dict]:
+    """A full FEN (six fields, the move counters last) or an EPD line (four fields, then
+    opcodes) -> (board, EPD opcodes); position files mix both.  Raises ValueError."""
+    fields = text.split()
+    if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
+        return chess.Board(text), {}
+    return chess.Board.from_epd(text)
 
 
 def legal_move_list(board: chess.Board) -> list[chess.Move]:
