@@ -171,11 +171,6 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
         # isready / Gomocup START, not out of the first move's budget.
         evaluator.evaluate([game.initial_state()])
     tuned = MCTS_TUNED.get(game.name, {})
-    quiescence = (options.quiescence if options.quiescence is not None
-                  else tuned.get("quiescence_weight", 0.0))
-    if quiescence > 0 and weights is not None and game.name == "chess":
-        from engine.search.chess_quiescence import QuiescenceValueEvaluator
-        evaluator = QuiescenceValueEvaluator(evaluator, quiescence)
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))

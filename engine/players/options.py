@@ -103,10 +103,6 @@ class PlayerOptions:
         "float", "Gomoku MCTS: the most of the time left the root's VCT checks may take (its own "
         "VCT, moves that walk into the opponent's); 0 turns them off [auto: the game's tuned value].",
         key="vct-share", minimum=0.0))
-    quiescence: float | None = _option(None, OptionSpec(
-        "float", "Chess MCTS: weight of the capture-search correction of leaf values (what "
-        "captures win beyond the static evaluation, added to the network's value); 0 turns it "
-        "off [auto: the game's tuned value].", uci="QuiescenceWeight", minimum=0.0))
     threat_solver: str = _option("on", OptionSpec(
         "choice", "Gomoku: the threat solver (VCF/VCT proofs before and inside the search) on or "
         "off; off plays as the searchers did before it existed.", key="threat-solver", choices=("on", "off")))
