@@ -11,6 +11,7 @@ import pytest
 from engine.evaluators import UniformEvaluator
 from engine.games import get_game
 from engine.search.mcts import MCTS, MCTSConfig
+from engine.search.tree import Node
 from engine.types import Evaluation, Limits
 
 
@@ -114,6 +115,61 @@ def test_mcts_stops_chess_mate_in_one():
     for seed in (1, 2, 3):
         result = mcts(seed=seed).search(state, Limits(nodes=100))
         assert result.best_move not in losing
+
+
+def _after_knight_dance(game):
+    """Black to move after 1. Nf3 Nf6 2. Ng1: 2... Ng8 brings back the start position."""
+    state = game.initial_state()
+    for uci in ("g1f3", "g8f6", "f3g1"):
+        state = state.play(game.parse_move(state, uci))
+    return state, game.parse_move(state, "f6g8")
+
+
+def test_a_chess_position_seen_before_is_repeated_but_not_a_game_end():
+    game = get_game("chess")
+    state, back = _after_knight_dance(game)
+    assert not state.repeated() and not game.initial_state().repeated()
+    again = state.play(back)
+    assert again.repeated() and again.outcome() is None
+
+
+@pytest.mark.parametrize("black_stands", [0.6, -0.6])
+def test_search_scores_a_repetition_as_a_draw(black_stands):
+    """Black ahead (every position worth +0.6 to Black) steers clear of the repeating
+    2... Ng8, a draw to search; Black behind (-0.6) takes it."""
+    game = get_game("chess")
+    state, back = _after_knight_dance(game)
+    value = lambda s: black_stands if s.to_play == 1 else -black_stands
+    search = mcts(CountingEvaluator(value), leaves_per_batch=4)
+    result = search.search(state, Limits(nodes=300))
+    back_visits = result.visits[list(state.legal_moves()).index(back)]
+    if black_stands > 0:
+        assert result.best_move != back and back_visits <= 2
+    else:
+        assert result.best_move == back
+
+
+def test_a_repetition_reached_in_the_game_is_searched_from_again():
+    """The tree's draw for Ng8 is search's score, not an end: once the game reaches the
+    position, the reused node is a root that searches and answers."""
+    game = get_game("chess")
+    state, back = _after_knight_dance(game)
+    search = mcts(CountingEvaluator(lambda s: -0.6 if s.to_play == 1 else 0.6), leaves_per_batch=4)
+    assert search.search(state, Limits(nodes=100)).best_move == back
+    again = state.play(back)
+    result = search.search(again, Limits(nodes=100))
+    assert result.best_move in again.legal_moves() and sum(result.visits) >= 100
+
+
+def test_chess_values_count_for_less_as_the_fifty_move_counter_runs():
+    game = get_game("chess")
+    fresh = game.state_from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 60")
+    late = game.state_from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 50 60")
+    assert fresh.value_weight() == 1.0 and late.value_weight() == 0.75
+    for state, expected in ((fresh, 0.8), (late, 0.6)):
+        node = Node(state)
+        node.expand(CountingEvaluator(lambda s: 0.8).evaluate([state])[0])
+        assert node.value == pytest.approx(expected)
 
 
 def test_mcts_proves_a_lost_root_and_still_answers():

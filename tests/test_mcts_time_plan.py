@@ -42,6 +42,12 @@ class PathState:
     def outcome(self):
         return None
 
+    def repeated(self):
+        return False
+
+    def value_weight(self):
+        return 1.0
+
     def key(self):
         return self.path
 

@@ -75,6 +75,19 @@ class ChessState:
             return Outcome(winner=None, reason="threefold repetition")
         return None
 
+    def repeated(self) -> bool:
+        """The position occurred before (a twofold repetition).  Search, not the rules, scores
+        it as a draw, as lc0 does: the side ahead then steers clear of the repetitions that
+        end in a threefold draw, and the side behind heads for them at once."""
+        board = self.board
+        return board.halfmove_clock >= 4 and board.is_repetition(2)
+
+    def value_weight(self) -> float:
+        """Search believes less of an evaluation as the fifty-move counter runs (Stockfish
+        scales its own by the same count): the side ahead then prefers moves that make
+        progress, captures and pawn moves, to shuffling towards a fifty-move draw."""
+        return 1.0 - min(self.board.halfmove_clock, 100) / 200.0
+
     def key(self) -> Hashable:
         # python-chess's transposition key is ~1 us against ~20 us for a Zobrist hash.
         return self.board._transposition_key()

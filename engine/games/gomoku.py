@@ -102,6 +102,12 @@ class GomokuState:
     def outcome(self) -> Outcome | None:
         return self._outcome
 
+    def repeated(self) -> bool:
+        return False    # every move adds a stone
+
+    def value_weight(self) -> float:
+        return 1.0
+
     def key(self) -> Hashable:
         return self._key
 

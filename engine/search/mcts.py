@@ -261,8 +261,7 @@ class MCTS:
                 if node is None:
                     break
                 if node.state.to_play == state.to_play and node.state.key() == key:
-                    node.state = state
-                    return node
+                    return _as_root(node, state)
                 if move is None or node.moves is None or move not in node.moves:
                     break
                 node = node.children.get(node.moves.index(move))
@@ -270,8 +269,7 @@ class MCTS:
             for _ in range(3):                         # the old root, children, grandchildren
                 for node in frontier:
                     if node.state.to_play == state.to_play and node.state.key() == key:
-                        node.state = state
-                        return node
+                        return _as_root(node, state)
                 frontier = [c for n in frontier for c in n.children.values()]
         return Node(state)
 
@@ -359,8 +357,7 @@ class MCTS:
             steps, stop_node, a = tree_kernel.descend(tree.root, tree.root_mask, cfg.c_base, cfg.c_init,
                                                       cfg.fpu_reduction, vl)
             if a >= 0:          # the new leaf: stop_node's child a
-                leaf = stop_node.children[a] = Node(stop_node.state.play(stop_node.moves[a]))
-                return steps, leaf
+                return steps, stop_node.new_child(a)
             return steps, stop_node
         node = tree.root
         path: list[tuple[Node, int]] = []
@@ -381,10 +378,7 @@ class MCTS:
                 a = self._select_ucb1(node, mask)
             node.update(a, vl, -vl)
             path.append((node, a))
-            child = node.children.get(a)
-            if child is None:
-                child = node.children[a] = Node(node.state.play(node.moves[a]))
-            node = child
+            node = node.children.get(a) or node.new_child(a)
         return path, node
 
     def _select_ucb1(self, node: Node, mask: np.ndarray | None) -> int:
@@ -516,6 +510,15 @@ def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:
         return None
     allowed = TACTICS_SHARE * (stopper.soft_deadline - stopper.start)
     return lambda: stopper.elapsed() >= allowed
+
+
+def _as_root(node: Node, state) -> Node:
+    """A reused node as the new root, on the game's own state.  A repetition draw is
+    search's score for reaching the position again, not an end: the game goes on from it."""
+    node.state = state
+    if node.solved == 0.0 and node.moves is None and state.outcome() is None:
+        node.solved = None
+    return node
 
 
 def _tempered(evaluation: Evaluation, inverse_t: float) -> Evaluation:

@@ -486,11 +486,7 @@ class TreeProver:
 
 def _prove(root, a: int, value: float, plies: int) -> None:
     """Root child a's exact result: `value` for the side to move at the child, `plies` to it."""
-    from engine.search.tree import Node
-
-    child = root.children.get(a)
-    if child is None:
-        child = root.children[a] = Node(root.state.play(root.moves[a]))
+    child = root.children.get(a) or root.new_child(a)
     if child.solved is None:
         child.solved, child.solved_plies = value, plies
     root.prove_child(a, child)

@@ -78,7 +78,7 @@ class Node:
             raise ValueError(f"evaluator gave {prior.size} priors for {len(moves)} legal moves")
         self.moves = moves
         self.prior = prior
-        self.value = min(1.0, max(-1.0, float(evaluation.value)))
+        self.value = min(1.0, max(-1.0, float(evaluation.value))) * self.state.value_weight()
         extra = evaluation.extra
         wdl = extra.get("wdl") if extra else None
         if wdl is not None:
@@ -254,6 +254,15 @@ class Node:
                 best, best_score = a, score
         return best if best >= 0 else 0
 
+    def new_child(self, a: int) -> "Node":
+        """Move a's child, made and linked.  A repeated position (chess) counts as a draw
+        below the root; never at a root, since a game goes on from one."""
+        state = self.state.play(self.moves[a])
+        child = self.children[a] = Node(state)
+        if child.solved is None and state.repeated():
+            child.solved = 0.0
+        return child
+
     def prove_child(self, a: int, child: "Node") -> None:
         """Record child a's exact result and solve this node when that settles it."""
         if self.proven is None or self.proven_plies is None:   # both are set together
@@ -409,9 +418,7 @@ def scan_root_tactics(root: Node, give_up: Callable[[], bool] | None = None) -> 
     for a, move in enumerate(root.moves):
         if give_up is not None and give_up():
             return
-        child = root.children.get(a)
-        if child is None:
-            child = root.children[a] = Node(root.state.play(move))
+        child = root.children.get(a) or root.new_child(a)
         if child.solved is not None:
             root.prove_child(a, child)
     if root.solved is not None and root.solved > 0:
