@@ -11,7 +11,6 @@ import pytest
 from engine.evaluators import UniformEvaluator
 from engine.games import get_game
 from engine.search.mcts import MCTS, MCTSConfig
-from engine.search.tree import Node
 from engine.types import Evaluation, Limits
 
 
@@ -159,17 +158,6 @@ def test_a_repetition_reached_in_the_game_is_searched_from_again():
     again = state.play(back)
     result = search.search(again, Limits(nodes=100))
     assert result.best_move in again.legal_moves() and sum(result.visits) >= 100
-
-
-def test_chess_values_count_for_less_as_the_fifty_move_counter_runs():
-    game = get_game("chess")
-    fresh = game.state_from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 60")
-    late = game.state_from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 50 60")
-    assert fresh.value_weight() == 1.0 and late.value_weight() == 0.75
-    for state, expected in ((fresh, 0.8), (late, 0.6)):
-        node = Node(state)
-        node.expand(CountingEvaluator(lambda s: 0.8).evaluate([state])[0])
-        assert node.value == pytest.approx(expected)
 
 
 def test_mcts_proves_a_lost_root_and_still_answers():

@@ -45,9 +45,6 @@ class PathState:
     def repeated(self):
         return False
 
-    def value_weight(self):
-        return 1.0
-
     def key(self):
         return self.path
 

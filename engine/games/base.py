@@ -48,7 +48,6 @@ class State(Protocol):
     def outcome(self) -> Outcome | None: ...
     def key(self) -> Hashable: ...
     def repeated(self) -> bool: ...  # the position occurred before in this game (search scores it a draw)
-    def value_weight(self) -> float: ...  # search multiplies the evaluator's value by this (1.0: all of it)
 
 
 class Game(Protocol):

@@ -82,12 +82,6 @@ class ChessState:
         board = self.board
         return board.halfmove_clock >= 4 and board.is_repetition(2)
 
-    def value_weight(self) -> float:
-        """Search believes less of an evaluation as the fifty-move counter runs (Stockfish
-        scales its own by the same count): the side ahead then prefers moves that make
-        progress, captures and pawn moves, to shuffling towards a fifty-move draw."""
-        return 1.0 - min(self.board.halfmove_clock, 100) / 200.0
-
     def key(self) -> Hashable:
         # python-chess's transposition key is ~1 us against ~20 us for a Zobrist hash.
         return self.board._transposition_key()

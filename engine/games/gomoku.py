@@ -105,9 +105,6 @@ class GomokuState:
     def repeated(self) -> bool:
         return False    # every move adds a stone
 
-    def value_weight(self) -> float:
-        return 1.0
-
     def key(self) -> Hashable:
         return self._key
 

@@ -78,7 +78,7 @@ class Node:
             raise ValueError(f"evaluator gave {prior.size} priors for {len(moves)} legal moves")
         self.moves = moves
         self.prior = prior
-        self.value = min(1.0, max(-1.0, float(evaluation.value))) * self.state.value_weight()
+        self.value = min(1.0, max(-1.0, float(evaluation.value)))
         extra = evaluation.extra
         wdl = extra.get("wdl") if extra else None
         if wdl is not None:
