@@ -99,6 +99,15 @@ def test_smart_pruning_stops_once_the_runner_up_cannot_catch_up():
     assert first - second <= rate * (limits.soft_time - elapsed + 2 * BATCH_SECONDS) + 16
 
 
+def test_a_fixed_move_time_is_searched_to_its_end():
+    """`go movetime`: nothing to save for later moves, so a clearly best move is searched on
+    to the deadline (the playouts feed the tree that the next move reuses)."""
+    searcher, result, elapsed, limits = _search({3: 0.8}, {}, go="movetime 1000")
+    assert result.best_move == 3
+    assert searcher.last_stop == "hard deadline"
+    assert limits.time - BATCH_SECONDS <= elapsed <= limits.time + BATCH_SECONDS
+
+
 def test_best_move_in_doubt_runs_past_the_soft_deadline_within_the_hard_one():
     """The most visited move (prior 0.7) scores worse than the runner-up (prior 0.1): the
     search runs past its soft budget until the better move leads, within the hard one."""

@@ -64,6 +64,13 @@ class Stopper:
         self.stopped = False
         self._held: tuple[float | None, float | None] | None = None
 
+    @property
+    def fixed_time(self) -> bool:
+        """A time per move with nothing to save for later moves (`go movetime`, or a per-turn
+        limit that no match clock binds): ending early would only lose playouts."""
+        hard, soft = self._budget
+        return hard is not None and soft is not None and soft >= hard
+
     def _start_clock(self, now: float) -> None:
         hard, soft = self._budget
         self.hard_deadline = None if hard is None else now + hard

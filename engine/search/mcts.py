@@ -22,7 +22,8 @@ visits has the better Q), then it may run on toward the hard one; and it stops a
 as no other root move can overtake the most visited one in the playouts left before
 the deadline it is working to (hard when in doubt, else soft), estimated from this
 search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
-once.  `MCTS.last_stop` says why the last search ended.
+once.  A fixed time per move (`go movetime`: soft = hard) has no time to save, so only that
+ends it early: the playouts go on into the subtree that the next move reuses.  `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
 
@@ -214,6 +215,8 @@ class MCTS:
         candidates = np.flatnonzero(allowed)
         if len(candidates) <= 1:
             return "one move"
+        if stopper.fixed_time:     # the playouts it would save go into the tree the next move reuses
+            return None
         visits = root.visits[candidates]
         first, second = np.argsort(-visits, kind="stable")[:2]
         soft_left, hard_left = stopper.soft_left(), stopper.time_left()
