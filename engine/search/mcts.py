@@ -23,7 +23,8 @@ as no other root move can overtake the most visited one in the playouts left bef
 the deadline it is working to (hard when in doubt, else soft), estimated from this
 search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
 once.  A fixed time per move (`go movetime`: soft = hard) has no time to save, so only that
-ends it early: the playouts go on into the subtree that the next move reuses.  `MCTS.last_stop` says why the last search ended.
+ends it early: the playouts go on into the subtree that the next move reuses.
+`MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
 

@@ -257,6 +257,7 @@ class Node:
     def new_child(self, a: int) -> "Node":
         """Move a's child, made and linked.  A repeated position (chess) counts as a draw
         below the root; never at a root, since a game goes on from one."""
+        assert self.moves is not None, "children hang below an expanded node"
         state = self.state.play(self.moves[a])
         child = self.children[a] = Node(state)
         if child.solved is None and state.repeated():
@@ -415,7 +416,7 @@ def scan_root_tactics(root: Node, give_up: Callable[[], bool] | None = None) -> 
     cut short has proved only true facts and runs again from the start next time."""
     if root.tactics_done or not root.moves:
         return
-    for a, move in enumerate(root.moves):
+    for a in range(len(root.moves)):
         if give_up is not None and give_up():
             return
         child = root.children.get(a) or root.new_child(a)
