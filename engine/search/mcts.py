@@ -265,7 +265,7 @@ class MCTS:
                 if node is None:
                     break
                 if node.state.to_play == state.to_play and node.state.key() == key:
-                    return _as_root(node, state)
+                    return node.as_root(state)
                 if move is None or node.moves is None or move not in node.moves:
                     break
                 node = node.children.get(node.moves.index(move))
@@ -273,7 +273,7 @@ class MCTS:
             for _ in range(3):                         # the old root, children, grandchildren
                 for node in frontier:
                     if node.state.to_play == state.to_play and node.state.key() == key:
-                        return _as_root(node, state)
+                        return node.as_root(state)
                 frontier = [c for n in frontier for c in n.children.values()]
         return Node(state)
 
@@ -514,15 +514,6 @@ def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:
         return None
     allowed = TACTICS_SHARE * (stopper.soft_deadline - stopper.start)
     return lambda: stopper.elapsed() >= allowed
-
-
-def _as_root(node: Node, state) -> Node:
-    """A reused node as the new root, on the game's own state.  A repetition draw is
-    search's score for reaching the position again, not an end: the game goes on from it."""
-    node.state = state
-    if node.solved == 0.0 and node.moves is None and state.outcome() is None:
-        node.solved = None
-    return node
 
 
 def _tempered(evaluation: Evaluation, inverse_t: float) -> Evaluation:

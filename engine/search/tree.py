@@ -264,6 +264,14 @@ class Node:
             child.solved = 0.0
         return child
 
+    def as_root(self, state) -> "Node":
+        """This reused node as the new root, on the game's own state.  new_child's repetition
+        draw is search's score for reaching the position again, not an end: the game goes on."""
+        self.state = state
+        if self.solved == 0.0 and self.moves is None and state.outcome() is None:
+            self.solved = None
+        return self
+
     def prove_child(self, a: int, child: "Node") -> None:
         """Record child a's exact result and solve this node when that settles it."""
         if self.proven is None or self.proven_plies is None:   # both are set together
