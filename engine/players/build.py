@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, NamedTuple
 
+from engine.games import load_named
 from engine.games.base import Game
 from engine.players.networks import resolve_network
 from engine.players.options import PLAYER_NAMES, PlayerOptions
@@ -167,6 +168,8 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
         evaluator = heuristic_evaluator(game)
     else:
         evaluator = network_evaluator(game, weights, options)
+        if game.endgames is not None:
+            evaluator = load_named(game.endgames)(evaluator)
         # The first network run is slow (allocation, kernel choice): pay it here, at UCI
         # isready / Gomocup START, not out of the first move's budget.
         evaluator.evaluate([game.initial_state()])
