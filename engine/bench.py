@@ -144,7 +144,7 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
     inner = timed.inner
     runtime = (f" ({inner.backend}, {inner.precision})" if hasattr(inner, "precision") else "")
     echo(f"# mcts {label}: {len(positions)} positions, batch {options.batch}, "
-         f"evaluator {type(inner).__name__}{runtime}")
+         f"evaluator {_layers(inner)}{runtime}")
     total_nodes, total_time = 0, 0.0
     for number, (name, state) in enumerate(positions, 1):
         result, elapsed = timed_search(searcher, state, limits)
@@ -166,6 +166,15 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
          f"{1e6 * outside:.0f} µs outside the evaluator above, all included; descent and backup "
          f"{'compiled' if tree_kernel is not None else 'in Python (the tree kernel is not built)'}")
     return figures
+
+
+def _layers(evaluator: Any) -> str:
+    """"MopUpEvaluator over NetworkEvaluator": an evaluator and the ones it wraps (`.inner`)."""
+    names = [type(evaluator).__name__]
+    while hasattr(getattr(evaluator, "inner", None), "evaluate"):
+        evaluator = evaluator.inner
+        names.append(type(evaluator).__name__)
+    return " over ".join(names)
 
 
 def free_evaluator_overhead(searcher: Any, positions: Sequence[tuple[str, State]], limits: Limits) -> float:
