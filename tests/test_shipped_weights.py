@@ -88,3 +88,25 @@ def test_the_default_gomocup_brain_plays_mcts_with_the_shipped_gomoku_network():
         client.send("BEGIN")
         x, y = parse_move(client.read_answer(10.0))
         assert 0 <= x < 15 and 0 <= y < 15
+
+
+def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
+    """`plyzero-uci` with no options: Player auto finds weights/chess.pt and runs its int8 export."""
+    import chess
+    import chess.engine
+    from engine.nn.evaluator import NetworkEvaluator
+    from engine.players.build import resolve_player
+    from conftest import console_script, engine_env
+
+    shipped = FOLDER / "chess.pt"
+    options = resolve_player(get_game("chess"), PlayerOptions(player="auto"))
+    assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
+    assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
+    engine = chess.engine.SimpleEngine.popen_uci([console_script("plyzero-uci")], env=engine_env())
+    try:
+        assert "(mcts)" in engine.id["name"]
+        board = chess.Board()
+        result = engine.play(board, chess.engine.Limit(time=0.5))
+        assert result.move in board.legal_moves
+    finally:
+        engine.quit()
