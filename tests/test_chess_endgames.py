@@ -59,7 +59,8 @@ def test_bishop_and_knight_drive_to_the_bishops_corner():
     bishop_corner = value("k7/8/2K5/8/8/8/8/4NB2 w - - 0 1")
     wrong_corner = value("7k/8/5K2/8/8/8/8/4NB2 w - - 0 1")
     assert bishop_corner is not None and wrong_corner is not None
-    assert bishop_corner > wrong_corner
+    on_its_diagonal = value("8/8/1K6/3k4/8/8/8/4NB2 w - - 0 1")  # d5, light, mid-board
+    assert bishop_corner > wrong_corner and bishop_corner > on_its_diagonal
 
 
 def test_the_evaluator_changes_only_mop_up_values():

@@ -36,10 +36,9 @@ def _edge_push(square: int) -> float:
 
 
 def _corner_push(square: int, light_bishop: bool) -> float:
-    """0 .. 1 toward the two corners a bishop of that colour controls (a8/h1 are light)."""
-    file, rank = chess.square_file(square), chess.square_rank(square)
-    toward_a1_h8 = abs(file - rank) / 7.0            # 0 on the a1-h8 diagonal, 1 in a8/h1
-    return toward_a1_h8 if light_bishop else 1.0 - toward_a1_h8
+    """0 .. 1 as the king nears a corner the bishop controls (a8 and h1 are light, a1 and h8 dark)."""
+    corners = (chess.A8, chess.H1) if light_bishop else (chess.A1, chess.H8)
+    return 1.0 - min(chess.square_distance(square, corner) for corner in corners) / 7.0
 
 
 def _can_force_mate(board: chess.Board, strong: chess.Color) -> bool:
