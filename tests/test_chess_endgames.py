@@ -17,21 +17,43 @@ CHESS = get_game("chess")
 
 
 def value(fen: str) -> float | None:
-    return mop_up_value(chess.Board(fen))
+    return mop_up_value(chess.Board(fen), 1.0)
 
 
-@pytest.mark.parametrize("fen, applies", [
-    (chess.STARTING_FEN, False),
-    ("8/8/4k3/8/8/2K5/R7/8 w - - 0 1", True),
-    ("8/8/4k3/8/8/2KP4/8/8 w - - 0 1", False),         # a pawn is the network's to judge
-    ("8/8/4k3/8/8/2KNN3/8/8 w - - 0 1", False),        # two knights cannot force mate
-    ("8/8/4k3/8/8/2KBB3/8/8 w - - 0 1", True),         # d3 light, e3 dark: mate can be forced
-    ("8/8/4k3/8/8/2K1B3/8/2B5 w - - 0 1", False),      # e3 and c1, both dark: it cannot
-    ("8/8/4k3/8/8/2KBN3/8/8 w - - 0 1", True),
-    ("8/8/4k3/3p4/8/2K5/R7/8 w - - 0 1", False),       # the defender still has a pawn
+@pytest.mark.parametrize("fen", [
+    "8/8/4k3/8/8/2K5/R7/8 w - - 0 1",
+    "8/8/4k3/8/8/2KBB3/8/8 w - - 0 1",         # d3 light, e3 dark: mate can be forced
+    "8/8/4k3/8/8/2KBN3/8/8 w - - 0 1",
 ])
-def test_only_lone_kings_against_mating_material_get_a_mop_up_value(fen, applies):
-    assert (value(fen) is not None) is applies
+def test_with_mating_material_the_mop_up_value_replaces_the_networks(fen):
+    assert value(fen) == mop_up_value(chess.Board(fen), -0.5)
+
+
+@pytest.mark.parametrize("fen", [
+    "8/8/4k3/8/8/2KP4/8/8 w - - 0 1",          # a pawn: the network judges whether it wins
+    "8/8/4k3/8/8/2KNN3/8/8 w - - 0 1",         # two knights cannot force mate
+    "8/8/4k3/8/8/2K1B3/8/2B5 w - - 0 1",       # e3 and c1, both dark: nor can these
+])
+def test_without_it_the_network_judges_and_its_won_value_is_capped(fen):
+    board = chess.Board(fen)
+    assert mop_up_value(board, 0.1) == 0.1
+    assert mop_up_value(board, -0.4) == -0.4
+    capped = mop_up_value(board, 1.0)
+    assert capped is not None and capped < MOP_UP_FLOOR + MOP_UP_SPAN
+
+
+def test_promoting_against_a_lone_king_looks_better_than_waiting():
+    """The network calls the pawn on e2 won (1.0); uncapped, promoting to a mop-up value
+    below 1.0 would look like a loss of value and the search would put it off."""
+    before = chess.Board("7k/8/8/8/8/8/4p3/K7 b - - 0 1")
+    after = before.copy()
+    after.push_uci("e2e1q")
+    assert -mop_up_value(after, -1.0) > mop_up_value(before, 1.0)
+
+
+@pytest.mark.parametrize("fen", [chess.STARTING_FEN, "8/8/4k3/3p4/8/2K5/R7/8 w - - 0 1", "8/8/4k3/8/8/2K5/8/8 w - - 0 1"])
+def test_no_lone_king_no_mop_up_value(fen):
+    assert mop_up_value(chess.Board(fen), 0.3) is None
 
 
 def test_the_stronger_side_is_winning_from_either_side_to_move():

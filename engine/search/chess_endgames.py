@@ -9,6 +9,9 @@ for driving the lone king to the edge (to the bishop's corner with bishop and kn
 and for bringing its own king close.  `MopUpEvaluator` puts that gradient into the
 network's value where it applies and leaves the network's priors and every other
 position alone; the tree's mate solver finishes the job once a mate is within reach.
+Against a lone king with only pawns or minor pieces the network still judges whether it
+is won, but its value is capped below the mop-up value, so that promoting never looks
+like a step down from a saturated "won" 1.0.
 """
 from __future__ import annotations
 
@@ -52,21 +55,21 @@ def _can_force_mate(board: chess.Board, strong: chess.Color) -> bool:
     return bool(bishops & chess.BB_LIGHT_SQUARES) and bool(bishops & chess.BB_DARK_SQUARES)
 
 
-def mop_up_value(board: chess.Board) -> float | None:
-    """Value in [-1, 1] for the side to move when one side has a lone king and the other can
-    force mate; None for every other position (and for positions already over)."""
-    for strong in (chess.WHITE, chess.BLACK):
-        if board.occupied_co[not strong] == board.kings & board.occupied_co[not strong] \
-                and _can_force_mate(board, strong):
-            break
-    else:
+def mop_up_value(board: chess.Board, network_value: float) -> float | None:
+    """Value in [-1, 1] for the side to move when one side has a lone king; None otherwise.
+    With mating material the mop-up value replaces the network's.  With pawns or a minor
+    piece only, the network judges whether it is won at all, and its value is capped at the
+    mop-up value: otherwise a "won" 1.0 before a pawn promotes would look better than the
+    mop-up value after, and the search would put off promoting."""
+    strong = _lone_king_opponent(board)
+    if strong is None:
         return None
-    weak_king = board.king(not strong)
-    strong_king = board.king(strong)
+    weak_king, strong_king = board.king(not strong), board.king(strong)
     if weak_king is None or strong_king is None:
         return None
+    mating = _can_force_mate(board, strong)
     bishops = board.pieces_mask(chess.BISHOP, strong)
-    if (bishops and board.pieces_mask(chess.KNIGHT, strong)
+    if (mating and bishops and board.pieces_mask(chess.KNIGHT, strong)
             and not (board.pieces_mask(chess.QUEEN, strong) | board.pieces_mask(chess.ROOK, strong))
             and not (bishops & chess.BB_LIGHT_SQUARES and bishops & chess.BB_DARK_SQUARES)):
         drive = 0.5 * (_edge_push(weak_king) + _corner_push(weak_king, bool(bishops & chess.BB_LIGHT_SQUARES)))
@@ -74,7 +77,18 @@ def mop_up_value(board: chess.Board) -> float | None:
         drive = _edge_push(weak_king)
     closeness = (7 - chess.square_distance(strong_king, weak_king)) / 6.0
     value = MOP_UP_FLOOR + MOP_UP_SPAN * (0.6 * drive + 0.4 * min(1.0, closeness))
+    if not mating:   # below the same kings with a queen, so promoting gains
+        value = min(value - MOP_UP_SPAN / 4, network_value if board.turn == strong else -network_value)
     return value if board.turn == strong else -value
+
+
+def _lone_king_opponent(board: chess.Board) -> chess.Color | None:
+    """The side playing against a lone king (None: no lone king, or two bare kings)."""
+    for strong in (chess.WHITE, chess.BLACK):
+        weak = board.occupied_co[not strong]
+        if weak == board.kings & weak and board.occupied_co[strong] & ~board.kings:
+            return strong
+    return None
 
 
 class MopUpEvaluator:
@@ -90,8 +104,8 @@ class MopUpEvaluator:
             sides = state.board.occupied_co
             if sides[0] & (sides[0] - 1) and sides[1] & (sides[1] - 1):
                 continue                                   # both sides have more than a king
-            value = mop_up_value(state.board)
-            if value is not None:
+            value = mop_up_value(state.board, evaluations[i].value)
+            if value is not None and value != evaluations[i].value:
                 win, loss = max(value, 0.0), max(-value, 0.0)
                 evaluations[i] = replace(evaluations[i], value=value,
                                          extra={"wdl": (win, 1.0 - win - loss, loss)})
