@@ -68,13 +68,13 @@ def mop_up_value(board: chess.Board, network_value: float) -> float | None:
     if weak_king is None or strong_king is None:
         return None
     mating = _can_force_mate(board, strong)
+    drive = _edge_push(weak_king)
     bishops = board.pieces_mask(chess.BISHOP, strong)
-    if (mating and bishops and board.pieces_mask(chess.KNIGHT, strong)
-            and not (board.pieces_mask(chess.QUEEN, strong) | board.pieces_mask(chess.ROOK, strong))
-            and not (bishops & chess.BB_LIGHT_SQUARES and bishops & chess.BB_DARK_SQUARES)):
-        drive = 0.5 * (_edge_push(weak_king) + _corner_push(weak_king, bool(bishops & chess.BB_LIGHT_SQUARES)))
-    else:
-        drive = _edge_push(weak_king)
+    only_one_bishop_colour = not (bishops & chess.BB_LIGHT_SQUARES and bishops & chess.BB_DARK_SQUARES)
+    if (mating and only_one_bishop_colour and bishops
+            and not board.pieces_mask(chess.QUEEN, strong) | board.pieces_mask(chess.ROOK, strong)):
+        # bishop and knight mate only in a corner of the bishop's colour
+        drive = 0.5 * (drive + _corner_push(weak_king, bool(bishops & chess.BB_LIGHT_SQUARES)))
     closeness = (7 - chess.square_distance(strong_king, weak_king)) / 6.0
     value = MOP_UP_FLOOR + MOP_UP_SPAN * (0.6 * drive + 0.4 * min(1.0, closeness))
     if not mating:   # below the same kings with a queen, so promoting gains
@@ -101,9 +101,6 @@ class MopUpEvaluator:
     def evaluate(self, states: Sequence) -> list[Evaluation]:
         evaluations = self.inner.evaluate(states)
         for i, state in enumerate(states):
-            sides = state.board.occupied_co
-            if sides[0] & (sides[0] - 1) and sides[1] & (sides[1] - 1):
-                continue                                   # both sides have more than a king
             value = mop_up_value(state.board, evaluations[i].value)
             if value is not None and value != evaluations[i].value:
                 win, loss = max(value, 0.0), max(-value, 0.0)
