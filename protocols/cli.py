@@ -175,32 +175,50 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
 @rule_option
 @click.option("--movetime", type=click.FloatRange(min=0.0), default=1.0, show_default=True,
               help="Engine seconds per move (0: the player's own budget, e.g. --nodes).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on (this machine only by default).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to serve on (this machine only by default); any other needs the board's key.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0: any free port.")
 @click.option("--no-browser", is_flag=True, help="Print the address instead of opening the default browser.")
+@click.option("--external", "externals", multiple=True, metavar="[NAME=]COMMAND",
+              help="An external engine the page may pick by NAME (repeatable; UCI for chess, a Gomocup brain "
+                   "for gomoku), e.g. sf=/usr/games/stockfish. Split like a shell would, run without one; "
+                   "NAME defaults to the program's file name. The page can run no other program.")
+@click.option("--key", default=None,
+              help="The key every request must show (16+ characters of A-Z a-z 0-9 _ -) [off loopback: a "
+                   "fresh random one, printed in the address].")
 @player_options(default_player="auto")
 def play(game: str, board: str, rule: str, movetime: float, host: str, port: int, no_browser: bool,
-         options: PlayerOptions) -> None:
+         externals: tuple[str, ...], key: str | None, options: PlayerOptions) -> None:
     """Play or analyse in the browser against any player, and watch its search.
 
-    Lives here rather than in engine/cli.py because the page may pick an external engine,
-    which this layer starts (protocols/external_searcher.py)."""
+    Lives here rather than in engine/cli.py because the page may pick an external engine
+    given with --external, which this layer starts (protocols/external_searcher.py)."""
     from dataclasses import asdict, fields
 
-    from engine.play import GameSettings, Opponent, RequestError, serve
+    from engine.play import GameSettings, Opponent, RequestError, allow_list, serve
+    from engine.play.guard import check_key
     from engine.play.players import PAGE_OPTIONS
     from protocols.external_searcher import external_searcher
 
     width, _, height = board.lower().partition("x")
     if not (width.isdigit() and (height or width).isdigit()):
         raise click.BadParameter(f"{board!r}: expected a size like 15 or 12x10", param_hint="--board")
+    try:
+        allowed = allow_list(externals)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--external") from None
+    if key is not None:
+        try:
+            check_key(key)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--key") from None
     defaults = {f.name: f.default for f in fields(PlayerOptions)}
     chosen = tuple((k, v) for k, v in asdict(options).items() if k in PAGE_OPTIONS and (k == "player" or v != defaults[k]))
     settings = GameSettings(game=game, width=int(width), height=int(height or width), rule=rule, movetime=movetime,
                             opponent=Opponent(options=chosen))
     try:
         serve(settings, host=host, port=port, open_browser=not no_browser, external=external_searcher,
-              echo=click.echo)
+              allowed=allowed, key=key, echo=click.echo)
     except RequestError as exc:          # bad board size, unknown network...
         raise click.ClickException(str(exc)) from None
     except OSError as exc:               # port in use, address not available

@@ -8,15 +8,22 @@ import threading
 import time
 from typing import Any, Callable
 
-from engine.play import GameSettings, PlayServer, make_server
+from engine.play import AllowList, GameSettings, PlayServer, ServerLimits, make_server
+from engine.play.guard import KEY_HEADER
 from engine.play.server import TOKEN_HEADER
 
 
 class BoardClient:
-    def __init__(self, server: PlayServer, token: str | None = None):
+    """Talks to 127.0.0.1 whatever address the server listens on; sends the board's key in
+    its header when given one.  `headers`: the last response's headers."""
+
+    def __init__(self, server: PlayServer, token: str | None = None, key: str | None = None):
         self.server = server
-        self.host, self.port = server.server_address[:2]
+        host, self.port = server.server_address[:2]
+        self.host = "127.0.0.1" if str(host) in ("0.0.0.0", "") else str(host)
         self.token = token
+        self.key = key
+        self.headers: Any = None
 
     def request(self, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
                 headers: dict[str, str] | None = None, timeout: float = 60.0) -> tuple[int, Any]:
@@ -25,6 +32,8 @@ class BoardClient:
         sent = dict(headers or {})
         if self.token is not None:
             sent.setdefault(TOKEN_HEADER, self.token)
+        if self.key is not None:
+            sent.setdefault(KEY_HEADER, self.key)
         payload = raw
         if body is not None:
             payload = json.dumps(body).encode()
@@ -35,6 +44,7 @@ class BoardClient:
             response = conn.getresponse()
             data = response.read()
             kind = response.getheader("Content-Type", "")
+            self.headers = response.headers
         finally:
             conn.close()
         if kind.startswith("application/json"):
@@ -73,17 +83,22 @@ class BoardClient:
 
 
 class RunningBoard:
-    """A server serving on a thread; `client()` gives a client that has claimed the game."""
+    """A server serving on a thread; `client()` gives a client that has claimed the game.
+    `host`, `key`, `allowed` (external engines, networks), `limits` and `external` go to
+    make_server; `key` is the board's key (made by the server off loopback, else None)."""
 
-    def __init__(self, settings: GameSettings, **kwargs: Any):
-        self.server = make_server(settings, host="127.0.0.1", port=0, **kwargs)
+    def __init__(self, settings: GameSettings, *, host: str = "127.0.0.1", key: str | None = None,
+                 allowed: AllowList = AllowList(), limits: ServerLimits = ServerLimits(), **kwargs: Any):
+        self.server = make_server(settings, host=host, port=0, key=key, allowed=allowed, limits=limits, **kwargs)
         self.url = self.server.url
+        self.key = self.server.key
+        self.port = int(self.server.server_address[1])
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
         self._thread.start()
 
-    def client(self, claim: bool = True) -> BoardClient:
-        client = BoardClient(self.server)
+    def client(self, claim: bool = True, with_key: bool = True) -> BoardClient:
+        client = BoardClient(self.server, key=self.key if with_key else None)
         if claim:
             status, data = client.claim()
             assert status == 200, data

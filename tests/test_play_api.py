@@ -4,11 +4,13 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import shlex
 import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
+from collections import Counter
 
 import chess
 import chess.pgn
@@ -16,9 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from engine.games import get_game
-from engine.play import GameSettings, Opponent, RequestError, parse_settings
+from engine.play import AllowList, GameSettings, Opponent, RequestError, ServerLimits, allow_list, parse_settings
+from engine.play.guard import KEY_HEADER, ConnectionCap
 from engine.play.look import LiveView
-from engine.play.server import TOKEN_HEADER
+from engine.play.server import MAX_BODY, TOKEN_HEADER
+from engine.play.settings import external_engine
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.evaluators import heuristic_evaluator
 from engine.types import Limits, SearchInfo
@@ -31,6 +35,12 @@ def builtin(player: str, **options) -> Opponent:
 
 
 RANDOM = builtin("random", seed=7)
+PYTHON_ENGINE = [sys.executable, "-m", "protocols.cli"]     # `engine` as the arena launches it
+
+
+def engines(**argvs: list[str]) -> AllowList:
+    """The allow-list `engine play --external NAME=COMMAND ...` would make."""
+    return AllowList(engines={name: tuple(argv) for name, argv in argvs.items()})
 
 
 def gomoku_moves(text: str) -> list[str]:
@@ -215,42 +225,101 @@ def test_mcts_reports_root_visits_and_priors():
     assert abs(sum(info.root_priors) - 1.0) < 1e-3
 
 
-# --- external engines --------------------------------------------------------------------------
+# --- external engines: only those the command line lists -------------------------------------
 
 def test_external_uci_engine_plays_through_python_chess(board_server, monkeypatch):
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    client = board_server(GameSettings(game="chess", movetime=0.2), external=external_searcher).client()
-    command = shlex.join([sys.executable, "-m", "protocols.cli", "uci", "--player", "alphabeta"])
-    snap = client.post("/api/new", {"opponent": {"kind": "external", "command": command}, "lines": 2})
-    assert snap["opponent"] == shlex.split(command)[0].rsplit("/", 1)[-1]
+    allowed = engines(ab=[*PYTHON_ENGINE, "uci", "--player", "alphabeta"], gone=["/nonexistent/engine", "--uci"])
+    client = board_server(GameSettings(game="chess", movetime=0.2), external=external_searcher,
+                          allowed=allowed).client()
+    assert client.request("GET", "/api/options")[1]["external"] == ["ab", "gone"]
+    snap = client.post("/api/new", {"opponent": {"kind": "external", "name": "ab"}, "lines": 2})
+    assert snap["opponent"] == "ab" and snap["settings"]["opponent"]["engine"] == "ab"
     client.post("/api/move", {"move": "e2e4"})
     snap = client.wait_for(lambda s: len(s["moves"]) == 2)
     assert snap["look"]["depth"] >= 1 and snap["look"]["lines"][0]["moves"][0] == snap["moves"][1]["move"]
-    status, data = client.request("POST", "/api/new", {"opponent": {"kind": "external",
-                                                                    "command": "/nonexistent/engine --uci"}})
+    status, data = client.request("POST", "/api/new", {"opponent": {"kind": "external", "name": "gone"}})
     assert status == 400 and data["error"].startswith("cannot start '/nonexistent/engine'")
     assert client.state()["opponent"] == snap["opponent"]          # the old game goes on
 
 
 def test_external_gomocup_brain_plays_through_our_client(board_server, monkeypatch):
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    command = shlex.join([sys.executable, "-m", "protocols.cli", "gomocup", "--player", "random"])
-    settings = GameSettings(width=9, height=9, movetime=0.5, opponent=Opponent(kind="external",
-                                                                               command=tuple(shlex.split(command))))
-    client = board_server(settings, external=external_searcher).client()
+    allowed = engines(brain=[*PYTHON_ENGINE, "gomocup", "--player", "random"])
+    settings = GameSettings(width=9, height=9, movetime=0.5, opponent=allowed.external("brain"))
+    client = board_server(settings, external=external_searcher, allowed=allowed).client()
     client.post("/api/move", {"move": "4,4"})
     snap = client.wait_for(lambda s: len(s["moves"]) == 2)
     client.post("/api/move", {"move": next(f"{x},0" for x in range(9) if snap["board"]["cells"][x] == "0")})
     snap = client.wait_for(lambda s: len(s["moves"]) == 4)
     cells = snap["board"]["cells"]
-    assert cells.count("1") == 2 and cells.count("2") == 2
+    assert cells.count("1") == 2 and cells.count("2") == 2 and snap["opponent"] == "brain"
 
 
 def test_without_the_command_line_external_engines_are_refused(board_server):
     client = board_server(GameSettings(opponent=RANDOM)).client()
-    status, data = client.request("POST", "/api/new", {"opponent": {"kind": "external", "command": "x"}})
-    assert status == 400 and "`engine play`" in data["error"]
-    assert client.request("GET", "/api/options")[1]["external"] is False
+    status, data = client.request("POST", "/api/new", {"opponent": {"kind": "external", "name": "x"}})
+    assert status == 400 and "`engine play --external`" in data["error"]
+    assert client.request("GET", "/api/options")[1]["external"] == []
+
+
+def test_requests_cannot_choose_a_program_to_run(board_server, monkeypatch, tmp_path):
+    """Not a command, not an unlisted name, not even the listed command line itself: only
+    a listed name starts a process, and nothing else runs."""
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    listed = [*PYTHON_ENGINE, "uci", "--player", "random"]
+    client = board_server(GameSettings(game="chess", movetime=0.05), external=external_searcher,
+                          allowed=engines(rnd=listed)).client()
+    pwned = tmp_path / "pwned"
+    for opponent in ({"kind": "external", "command": f"touch {pwned}"},
+                     {"kind": "builtin", "command": f"touch {pwned}"},
+                     {"kind": "external", "command": " ".join(listed)},
+                     {"kind": "external", "name": "rnd", "command": " ".join(listed)},
+                     {"kind": "external", "name": "touch"},
+                     {"kind": "external", "name": f"touch {pwned}"},
+                     {"kind": "external"},
+                     {"kind": "external", "name": "rnd", "argv": ["touch", str(pwned)]}):
+        status, data = client.request("POST", "/api/new", {"opponent": opponent})
+        assert status == 400 and "\n" not in data["error"], (opponent, data)
+        assert "engine play --external" in data["error"] or "unknown key 'argv'" in data["error"]
+    assert not pwned.exists()
+    assert client.state()["opponent"] == "auto"                      # the first game goes on
+    snap = client.post("/api/new", {"opponent": {"kind": "external", "name": "rnd"}})
+    assert snap["opponent"] == "rnd"
+    client.post("/api/move", {"move": "e2e4"})
+    snap = client.wait_for(lambda s: len(s["moves"]) == 2)
+    assert snap["moves"][1]["move"] in {m.uci() for m in chess.Board(
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").legal_moves}
+
+
+def test_networks_are_the_shipped_ones_or_the_command_lines(board_server, tmp_path):
+    """A request cannot make the server open a file by naming it as a network."""
+    given = str(tmp_path / "mine.pt")
+    board = board_server(GameSettings(opponent=builtin("random", weights=given)))
+    client = board.client()
+    assert given in client.request("GET", "/api/options")[1]["networks"]["gomoku"]
+    for weights in ("/etc/passwd", "../weights/gomoku.pt", str(tmp_path / "other.pt"), "gomoku.pt"):
+        status, data = client.request("POST", "/api/new", {"opponent": {"options": {"player": "random",
+                                                                                    "weights": weights}}})
+        assert status == 400 and data["error"].startswith(f"weights: {weights!r} is not a network this board")
+    snap = client.post("/api/new", {"opponent": {"options": {"player": "random", "weights": given}}})
+    assert snap["settings"]["opponent"]["options"]["weights"] == given
+    snap = client.post("/api/new", {"opponent": {"options": {"player": "random", "weights": "gomoku"}}})
+    assert snap["settings"]["opponent"]["options"]["weights"] == "gomoku"
+
+
+def test_external_specs_are_named_and_split_like_a_shell():
+    assert external_engine("sf=/usr/games/stockfish") == ("sf", ("/usr/games/stockfish",))
+    assert external_engine("'/opt/my engine' --uci") == ("my engine", ("/opt/my engine", "--uci"))
+    assert external_engine("stockfish --opt=1") == ("stockfish", ("stockfish", "--opt=1"))
+    assert external_engine("b2 = pbrain-x  -v") == ("b2", ("pbrain-x", "-v"))
+    for spec, message in (("", "no command to run"), ("sf=", "no command to run"), ("  ", "no command to run"),
+                          ("'open", "No closing quotation")):
+        with pytest.raises(ValueError, match=message):
+            external_engine(spec)
+    with pytest.raises(ValueError, match="two external engines named 'python'"):
+        allow_list([f"{sys.executable} -m a", f"{sys.executable} -m b"])
+    assert allow_list(["a=x", "b=x"]).names() == ["a", "b"]
 
 
 # --- bad input and tabs ------------------------------------------------------------------------
@@ -266,7 +335,8 @@ def test_without_the_command_line_external_engines_are_refused(board_server):
     ("/api/new", {"game": "go"}, 400, "game: expected one of chess, gomoku, got 'go'"),
     ("/api/new", {"human": 2}, 400, "human: 0 (play first) or 1 (play second), got 2"),
     ("/api/new", {"opponent": {"options": {"player": "nobody"}}}, 400, "unknown player 'nobody'"),
-    ("/api/new", {"opponent": {"options": {"weights": "no-such-net", "player": "mcts"}}}, 400, "cannot build"),
+    ("/api/new", {"opponent": {"options": {"weights": "no-such-net", "player": "mcts"}}}, 400,
+     "weights: 'no-such-net' is not a network this board offers"),
     ("/api/new", {"opponent": {"options": {"depth": 3}}}, 400, "unknown player option 'depth'"),
     ("/api/new", {"movetime": "nan"}, 400, "movetime: expected a finite number"),
     ("/api/new", [1, 2], 400, "expected a JSON object"),
@@ -317,6 +387,166 @@ def test_a_second_tab_is_told_the_game_is_in_use_and_may_take_it_over(board_serv
     assert first.claim()[0] == 409                       # the second tab is active now
 
 
+# --- on a network: the key; for everyone: the limits ------------------------------------------
+
+def test_a_network_board_needs_its_key_in_the_url_a_header_or_the_cookie(board_server):
+    board = board_server(GameSettings(opponent=RANDOM, movetime=0.0), host="0.0.0.0")
+    key = board.key
+    assert key is not None and len(key) >= 32 and board.url == f"http://127.0.0.1:{board.port}/?key={key}"
+    anyone = board.client(claim=False, with_key=False)
+    for path, headers in (("/", {}), ("/static/play.js", {}), ("/pieces/wN.svg", {}), ("/api/options", {}),
+                          ("/nothing", {}), ("/?key=wrong", {}), (f"/?key={key[:-1]}", {}),
+                          ("/api/options", {KEY_HEADER: "wrong"}), ("/api/options", {KEY_HEADER: key + "x"}),
+                          ("/api/options", {KEY_HEADER: "\xe9t\xe9"}),
+                          ("/api/options", {"Cookie": "plyzero_key=wrong"}),
+                          ("/api/options", {"Cookie": 'plyzero_key="; \\'})):
+        status, data = anyone.request("GET", path, headers=headers)
+        assert status == 403, (path, headers, status)
+        assert "open the address `engine play` printed" in data["error"] and "\n" not in data["error"]
+    assert anyone.request("POST", "/api/claim", {})[0] == 403
+    # In the URL: the page, with a cookie that carries the key for its script, images and fetches.
+    status, page = anyone.request("GET", f"/?key={key}")
+    assert status == 200 and '<div id="board"' in page
+    cookie = anyone.headers["Set-Cookie"]
+    assert cookie == f"plyzero_key={key}; HttpOnly; SameSite=Strict; Path=/"
+    for path in ("/static/play.js", "/pieces/wN.svg", "/api/options"):
+        status, _ = anyone.request("GET", path, headers={"Cookie": f"theme=dark; {cookie.split(';')[0]}"})
+        assert status == 200 and "Set-Cookie" not in anyone.headers
+    assert anyone.request("GET", f"/api/options?key={key}")[0] == 200
+    # In the header: the API as a script drives it.
+    client = board.client()
+    client.post("/api/move", {"move": "7,7"})
+    assert len(client.wait_for(lambda s: len(s["moves"]) == 2)["moves"]) == 2
+
+
+def test_a_loopback_board_needs_no_key_unless_it_was_given_one(board_server):
+    plain = board_server(GameSettings(opponent=RANDOM))
+    assert plain.key is None and "key" not in plain.url
+    assert plain.client(claim=False).request("GET", "/api/options")[0] == 200
+    keyed = board_server(GameSettings(opponent=RANDOM), key="k" * 20)
+    assert keyed.url.endswith("/?key=" + "k" * 20)
+    assert keyed.client(claim=False, with_key=False).request("GET", "/api/options")[0] == 403
+    assert keyed.client(claim=False).request("GET", "/api/options")[0] == 200
+
+
+def test_an_oversized_body_gets_413_and_the_game_goes_on(board_server):
+    client = board_server(GameSettings(opponent=RANDOM, movetime=0.0)).client()
+    status, data = client.request("POST", "/api/new", raw=b"{" + b" " * MAX_BODY + b"}")
+    assert status == 413 and data["error"] == f"request body over {MAX_BODY} bytes"
+    # Refused from the header alone: the body is never waited for.
+    status, data = client.request("POST", "/api/move", raw=b"{}", headers={"Content-Length": str(10 ** 9)},
+                                  timeout=5)
+    assert status == 413
+    assert client.post("/api/move", {"move": "7,7"})["moves"][0]["move"] == "7,7"
+
+
+def half_requests(port: int, count: int, source: str = "127.0.0.1") -> list[socket.socket]:
+    """Connections that send half a request line and then nothing."""
+    held = []
+    for _ in range(count):
+        conn = socket.create_connection(("127.0.0.1", port), timeout=15, source_address=(source, 0))
+        conn.sendall(b"GET /api/opt")
+        held.append(conn)
+    return held
+
+
+def test_slow_clients_do_not_stop_others_and_are_closed_after_the_timeout(board_server):
+    board = board_server(GameSettings(opponent=RANDOM, movetime=0.0), limits=ServerLimits(timeout=2.0))
+    started = time.monotonic()
+    slow = half_requests(board.port, 20)
+    client = board.client()
+    client.post("/api/move", {"move": "7,7"})
+    assert len(client.wait_for(lambda s: len(s["moves"]) == 2)["moves"]) == 2
+    assert board.server.connections.open_count() >= 20          # served while all twenty hang
+    for conn in slow:
+        assert conn.recv(100) == b""                               # closed, unanswered
+        conn.close()
+    assert 1.5 < time.monotonic() - started < 12                  # by the 2 s timeout
+    assert client.state()["moves"]
+
+
+def wait_until(predicate, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_connections_over_the_cap_get_503_at_once(board_server):
+    board = board_server(GameSettings(opponent=RANDOM, movetime=0.0),
+                         limits=ServerLimits(timeout=30.0, per_client=4, total=6))
+    held = half_requests(board.port, 4)
+    over = half_requests(board.port, 1)[0]
+    started = time.monotonic()
+    answer = over.recv(1000)
+    assert answer.startswith(b"HTTP/1.1 503 ") and b"too many open connections" in answer
+    assert over.recv(100) == b"" and time.monotonic() - started < 5
+    try:                                     # the cap in all: 127.0.0.2 is this machine too
+        others = half_requests(board.port, 2, source="127.0.0.2")
+    except OSError as exc:
+        pytest.skip(f"no second loopback address here: {exc}")
+    third = half_requests(board.port, 1, source="127.0.0.2")[0]
+    assert third.recv(1000).startswith(b"HTTP/1.1 503 ")
+    for conn in [*held, *others, over, third]:
+        conn.close()
+    wait_until(lambda: board.server.connections.open_count() == 0)
+    client = board.client()
+    assert client.post("/api/move", {"move": "7,7"})["moves"][0]["move"] == "7,7"
+
+
+def test_connection_cap_counts_per_client_and_in_all():
+    cap = ConnectionCap(per_client=2, total=3)
+    assert [cap.admit("a"), cap.admit("a"), cap.admit("a")] == [True, True, False]
+    assert [cap.admit("b"), cap.admit("c")] == [True, False]
+    cap.release("a")
+    assert cap.admit("c") and cap.open_count() == 3 and cap.open_count("a") == 1
+
+
+def test_a_flood_of_requests_does_not_stall_the_game(board_server):
+    """300 requests from 6 threads (good keys and bad, some asking to run a program) while
+    the engine plays: every one is answered, and the engine keeps answering moves."""
+    key = "flood-key-0123456789"
+    board = board_server(GameSettings(opponent=builtin("random", seed=3), movetime=0.05), key=key,
+                         limits=ServerLimits(timeout=5.0))
+    client = board.client()
+    requests = [("GET", "/api/options", {KEY_HEADER: key}, None),
+                ("GET", "/api/state", {KEY_HEADER: "bad"}, None),
+                ("GET", "/static/play.css", {"Cookie": f"plyzero_key={key}"}, None),
+                ("GET", "/?key=bad", {}, None),
+                ("POST", "/api/new", {KEY_HEADER: key, TOKEN_HEADER: client.token},
+                 {"opponent": {"kind": "external", "command": "sleep 100"}}),
+                ("POST", "/api/new", {KEY_HEADER: "bad"}, {"opponent": {"kind": "external", "command": "x"}})]
+    answered: Counter[int] = Counter()
+    lock = threading.Lock()
+    deadline = time.monotonic() + 60
+
+    def flood(offset: int) -> None:
+        flooder = board.client(claim=False, with_key=False)
+        for n in range(50):
+            if time.monotonic() > deadline:
+                return
+            method, path, headers, body = requests[(offset + n) % len(requests)]
+            status, _ = flooder.request(method, path, body, headers=headers, timeout=20)
+            with lock:
+                answered[status] += 1
+
+    threads = [threading.Thread(target=flood, args=(n,), daemon=True) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for x in range(0, 10, 2):                       # stones two apart: never five in a row
+        snap = client.state()
+        if snap["board"]["cells"][x] != "0":
+            continue
+        client.post("/api/move", {"move": f"{x},0"})
+        snap = client.wait_for(lambda s: s["turn"] == "human", timeout=30)
+    for thread in threads:
+        thread.join(90)
+    assert sum(answered.values()) == 300 and set(answered) == {200, 400, 403}, answered
+    assert len(snap["moves"]) >= 8 and snap["moves"] == client.state()["moves"]
+    assert board.server.session.settings.opponent.name == "random (seed=3)"
+    wait_until(lambda: board.server.connections.open_count() == 0)
+
+
 # --- settings and the command line -------------------------------------------------------------
 
 def test_settings_keep_what_is_not_sent_and_check_what_is():
@@ -326,13 +556,21 @@ def test_settings_keep_what_is_not_sent_and_check_what_is():
                                                                                                    2.5, 1)
     assert settings.opponent == RANDOM
     assert parse_settings({"width": 9}, base).height == 9
-    ext = parse_settings({"opponent": {"kind": "external", "command": "'/opt/my engine' --uci"}}, base)
+    allowed = allow_list(["'/opt/my engine' --uci"])
+    ext = parse_settings({"opponent": {"kind": "external", "name": "my engine"}}, base, allowed)
     assert ext.opponent.command == ("/opt/my engine", "--uci") and ext.opponent.name == "my engine"
+    assert allowed.allows(ext.opponent) and not allowed.allows(Opponent(kind="external", command=("sh",),
+                                                                        engine="my engine"))
     for payload, message in (({"lines": 0}, "lines: 1..8"), ({"movetime": -1}, "movetime: 0..3600"),
-                             ({"opponent": {"kind": "external", "command": " "}}, "needs a command line"),
-                             ({"opponent": {"kind": "external", "command": "'open"}}, "No closing quotation")):
+                             ({"opponent": {"kind": "external", "name": ""}}, "picked by name"),
+                             ({"opponent": {"kind": "external", "name": "sh"}}, "no external engine 'sh'"),
+                             ({"opponent": {"kind": "external", "command": "'/opt/my engine' --uci"}},
+                              "cannot name a program to run"),
+                             ({"opponent": {"options": {"weights": "/tmp/x.pt"}}}, "not a network")):
         with pytest.raises(RequestError, match=message):
-            parse_settings(payload, base)
+            parse_settings(payload, base, allowed)
+    with pytest.raises(RequestError, match="offers no external engine"):
+        parse_settings({"opponent": {"kind": "external", "name": "my engine"}}, base)
 
 
 def test_cli_play_rejects_bad_arguments_in_one_line():
@@ -348,22 +586,31 @@ def test_cli_play_rejects_bad_arguments_in_one_line():
         port = busy.getsockname()[1]
         result = runner.invoke(main, ["play", "--player", "random", "--no-browser", "--port", str(port)])
     assert result.exit_code != 0 and f"cannot serve on 127.0.0.1:{port}" in result.output
+    for args, message in ((["--external", ""], "no command to run"),
+                          (["--external", "sf=/bin/a", "--external", "sf=/bin/b"], "two external engines named 'sf'"),
+                          (["--external", "/bin/a", "--external", "/usr/bin/a"], "two external engines named 'a'"),
+                          (["--external", "'open"], "No closing quotation"),
+                          (["--key", "short"], "a key is 16 to 128 characters")):
+        result = runner.invoke(main, ["play", "--no-browser", "--port", "0", *args])
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+        error = [line for line in result.output.splitlines() if line.startswith("Error:")]
+        assert len(error) == 1 and message in error[0] and "Traceback" not in result.output
 
 
 @contextlib.contextmanager
-def engine_play_console():
+def engine_play_console(*args: str):
     """`engine play` as a person runs it (console script, chess against random, port 0):
-    yields (process, port) once it has printed its address; kills it on the way out."""
+    yields (process, port, first line) once it has printed its address; kills it on the way out."""
     from conftest import console_script, default_sigint, engine_env
 
     process = subprocess.Popen([console_script("engine"), "play", "--game", "chess", "--player", "random",
-                                "--no-browser", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=engine_env(), preexec_fn=default_sigint)
+                                "--no-browser", "--port", "0", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=engine_env(), preexec_fn=default_sigint)
     try:
         line = process.stdout.readline()
         found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert found is not None, line
-        yield process, int(found.group(1))
+        yield process, int(found.group(1)), line
     finally:
         process.kill()
 
@@ -381,7 +628,7 @@ def test_engine_play_serves_until_interrupted_and_exits_cleanly():
     Ctrl-C ends it without a traceback."""
     import urllib.request
 
-    with engine_play_console() as (process, port):
+    with engine_play_console() as (process, port, _):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
             assert b'<div id="board"' in response.read()
         ctrl_c(process)
@@ -392,9 +639,26 @@ def test_ctrl_c_ends_the_server_while_a_browser_holds_a_connection_open():
     not wait for them to close."""
     import http.client
 
-    with engine_play_console() as (process, port):
+    with engine_play_console() as (process, port, _):
         browser = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         browser.request("GET", "/")                       # keep-alive: the connection stays open
         assert b'<div id="board"' in browser.getresponse().read()
         ctrl_c(process)
         browser.close()
+
+
+def test_engine_play_on_the_network_prints_its_key_and_wants_it():
+    import urllib.error
+    import urllib.request
+
+    with engine_play_console("--host", "0.0.0.0") as (process, port, line):
+        found = re.search(r"(http://127\.0\.0\.1:\d+/\?key=([A-Za-z0-9_-]{32,}))", line)
+        assert found is not None, line
+        notice = process.stdout.readline()
+        assert "every request needs the key" in notice and "--external" in notice
+        with urllib.request.urlopen(found.group(1), timeout=30) as response:
+            assert b'<div id="board"' in response.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=30)
+        assert refused.value.code == 403
+        ctrl_c(process)

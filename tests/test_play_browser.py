@@ -4,6 +4,7 @@ reason where there is no browser (see tests/browser.py)."""
 from __future__ import annotations
 
 import io
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -13,7 +14,7 @@ import pytest
 
 from browser import downloads_dir
 
-from engine.play import GameSettings, Opponent
+from engine.play import AllowList, GameSettings, Opponent
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -217,3 +218,37 @@ def test_a_second_tab_is_told_and_can_take_the_game_over(browser, board_server):
     browser.switch_to.window(first)
     banner = wait(browser, lambda d: page_state(d)["banner"], what="the taken-over banner")
     assert banner == "this game was taken over by another tab"
+
+
+def test_external_engines_are_picked_by_name_from_the_command_lines_list(browser, board_server, monkeypatch):
+    from selenium.webdriver.support.ui import Select
+
+    from protocols.external_searcher import external_searcher
+
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
+    allowed = AllowList(engines={"brain": (sys.executable, "-m", "protocols.cli", "gomocup", "--player", "random")})
+    board = board_server(GameSettings(width=9, height=9, opponent=RANDOM, movetime=0.2),
+                         external=external_searcher, allowed=allowed)
+    open_board(browser, board)
+    click(browser, "#setup summary")
+    assert browser.find_elements("id", "command") == []                 # no command line to type
+    Select(browser.find_element("id", "kind")).select_by_value("external")
+    assert [o.get_attribute("value") for o in Select(browser.find_element("id", "engine")).options] == ["brain"]
+    click(browser, "#start")
+    wait(browser, lambda d: d.find_elements("css selector", ".cell") and page_state(d)["status"].startswith("Your"),
+         what="the new game")
+    click(browser, '.cell[data-xy="4,4"]')
+    assert wait_moves(browser, 2)[0] == "4,4"
+    assert board.server.session.settings.opponent == allowed.external("brain")
+
+
+def test_a_network_board_works_from_the_address_with_its_key(browser, board_server):
+    board = board_server(GameSettings(opponent=RANDOM, movetime=0.0), host="0.0.0.0")
+    assert "?key=" in board.url
+    open_board(browser, board)                     # its script and fetches carry the key
+    click(browser, '.cell[data-xy="7,7"]')
+    assert wait_moves(browser, 2)[0] == "7,7"
+    assert browser.execute_script("return document.cookie") == ""       # HttpOnly: no script reads it
+    browser.delete_all_cookies()
+    browser.get(board.url.split("?")[0])
+    assert "open the address `engine play` printed" in browser.page_source

@@ -2,12 +2,15 @@
 and watch the search (evaluation, lines, visit heat map) while it thinks.
 
 `serve(settings)` runs the server; `Session` is the game it serves; the page lives in
-static/ and is served from the package (nothing comes from the internet).
+static/ and is served from the package (nothing comes from the internet).  External engines
+come only from the command line's AllowList; off loopback every request needs the board's
+key (guard.py).
 """
+from engine.play.guard import ServerLimits
 from engine.play.players import ExternalFactory
 from engine.play.server import PlayServer, make_server, serve
 from engine.play.session import Session
-from engine.play.settings import GameSettings, Opponent, RequestError, parse_settings
+from engine.play.settings import AllowList, GameSettings, Opponent, RequestError, allow_list, parse_settings
 
 __all__ = ["serve", "make_server", "PlayServer", "Session", "GameSettings", "Opponent", "RequestError",
-           "parse_settings", "ExternalFactory"]
+           "parse_settings", "ExternalFactory", "AllowList", "allow_list", "ServerLimits"]

@@ -9,62 +9,37 @@ and sends its token in `X-Plyzero-Session`; another tab is told the game is open
 and may take it over, after which the first tab is told so.  The token header and the JSON
 content type also keep other web sites' pages out (their requests cannot set either without
 a preflight we never grant), and the Host check keeps out DNS-rebinding pages.
+
+Off loopback every request must show the board's key (engine/play/guard.py).  On any
+address, no request chooses a program to run: external engines come from the command line's
+AllowList only (engine/play/settings.py).  A socket timeout and caps on open connections
+keep slow clients and floods from holding the server's threads.
 """
 from __future__ import annotations
 
 import json
-import secrets
-import threading
-import time
+import sys
 import webbrowser
-from http import HTTPStatus
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
+from engine.play.guard import (LOOPBACK, REFUSED_RESPONSE, TOKEN_HEADER, ConnectionCap, ServerLimits, TabClaim,
+                               is_loopback, key_cookie, key_matches, new_key, presented_key)
 from engine.play.players import ExternalFactory, player_names, shipped_networks
 from engine.play.session import Session
-from engine.play.settings import GameSettings, RequestError, parse_settings
+from engine.play.settings import AllowList, GameSettings, RequestError, parse_settings
 
-__all__ = ["PlayServer", "make_server", "serve", "TOKEN_HEADER"]
+__all__ = ["PlayServer", "make_server", "serve", "TOKEN_HEADER", "MAX_BODY"]
 
-TOKEN_HEADER = "X-Plyzero-Session"
 MAX_BODY = 64 * 1024
 POLL_SECONDS = 10.0          # a long poll answers after this long even when nothing changed
-STALE_SECONDS = 3 * POLL_SECONDS   # a tab not heard from for this long has gone
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+STALE_SECONDS = 3 * POLL_SECONDS   # a tab not heard from for this long has gone (it polls more often)
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8"}
 PIECES = "PNBRQK"
-
-
-class TabClaim:
-    """Which tab holds the game: a token, and when that tab was last heard from."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
-        self._clock = clock
-        self._lock = threading.Lock()
-        self.owner: str | None = None
-        self.seen = 0.0
-
-    def claim(self, token: str | None, force: bool) -> str:
-        with self._lock:
-            now = self._clock()
-            if self.owner is not None and token != self.owner and not force and now - self.seen < STALE_SECONDS:
-                raise RequestError("this game is open in another tab: take it over here, or use that tab", 409)
-            if token is None or token != self.owner:
-                token = secrets.token_urlsafe(16)
-            self.owner, self.seen = token, now
-            return token
-
-    def check(self, token: str | None) -> None:
-        if not token:
-            raise RequestError(f"no {TOKEN_HEADER} header: load the board's page (it claims the game)", 401)
-        with self._lock:
-            if token != self.owner:
-                raise RequestError("this game was taken over by another tab", 409)
-            self.seen = self._clock()
 
 
 def _static(name: str) -> bytes | None:
@@ -87,17 +62,31 @@ def piece_svg(code: str) -> bytes | None:
 
 
 class PlayServer(ThreadingHTTPServer):
+    """The board's server.  `key`: what every request must show (None: no key, allowed on
+    loopback only; off loopback a fresh one is made when none is given)."""
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128     # a burst of connections waits to be accepted (or refused), not for SYN retries
 
-    def __init__(self, address: tuple[str, int], session: Session):
+    def __init__(self, address: tuple[str, int], session: Session, *, key: str | None = None,
+                 limits: ServerLimits = ServerLimits()):
         super().__init__(address, Handler)
         self.session = session
-        self.tabs = TabClaim()
+        self.tabs = TabClaim(STALE_SECONDS)
+        self.limits = limits
+        self.connections = ConnectionCap(limits.per_client, limits.total)
         host, port = self.server_address[:2]
-        self.loopback = str(host) in LOOPBACK
+        self.loopback = is_loopback(str(host))
+        self.key = key if key is not None or self.loopback else new_key()
         shown = "127.0.0.1" if str(host) in ("0.0.0.0", "") else str(host)
-        self.url = f"http://{shown}:{port}/"
+        self.url = f"http://{shown}:{port}/" + (f"?key={self.key}" if self.key else "")
+
+    def key_shown(self, query: str, headers: Any) -> tuple[bool, str]:
+        """(does the request show the key, or need none; where it showed it: "url" | "header" | "cookie")."""
+        if self.key is None:
+            return True, ""
+        candidate, where = presented_key(query, headers)
+        return (True, where) if key_matches(self.key, candidate) else (False, "")
 
     def host_allowed(self, header: str | None) -> bool:
         """On loopback only this machine's names for it (DNS rebinding defence)."""
@@ -107,6 +96,33 @@ class PlayServer(ThreadingHTTPServer):
             return False
         host = header.rsplit(":", 1)[0] if not header.endswith("]") else header
         return host in LOOPBACK
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection if the caps leave room; else a 503 and close, at once."""
+        if not self.connections.admit(str(client_address[0])):
+            try:
+                request.setblocking(False)          # the accepting thread never waits on a client
+                request.send(REFUSED_RESPONSE)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connections.release(str(client_address[0]))
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connections.release(str(client_address[0]))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up or timed out is no error worth a traceback in the terminal."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
     def serve_forever(self, poll_interval: float = 0.5) -> None:
         self._serving = True
@@ -123,6 +139,12 @@ class PlayServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: PlayServer
     protocol_version = "HTTP/1.1"
+    _key_cookie: str | None = None        # set when this request showed the key in its URL
+
+    def setup(self) -> None:
+        """As StreamRequestHandler.timeout would, but per server: a silent socket is closed."""
+        super().setup()
+        self.connection.settimeout(self.server.limits.timeout)
 
     def log_message(self, format: str, *args: Any) -> None:   # quiet: the terminal shows the URL only
         pass
@@ -135,9 +157,12 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")     # the address may carry the key
         if status >= 400:          # the body may be unread: start afresh on a new connection
             self.send_header("Connection", "close")
             self.close_connection = True
+        if self._key_cookie is not None and status < 400:
+            self.send_header("Set-Cookie", self._key_cookie)
         for key, value in (extra or {}).items():
             self.send_header(key, value)
         self.end_headers()
@@ -166,10 +191,18 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(f"malformed JSON: {exc}") from None
 
     def _dispatch(self, routes: dict[str, Callable[[], None]]) -> None:
+        self._key_cookie = None
         if not self.server.host_allowed(self.headers.get("Host")):
             self._error(403, "this board answers pages served from this machine only")
             return
-        path = urlsplit(self.path).path
+        url = urlsplit(self.path)
+        shown, where = self.server.key_shown(url.query, self.headers)
+        if not shown:
+            self._error(403, "this board needs its key: open the address `engine play` printed (…/?key=…)")
+            return
+        if where == "url" and self.server.key is not None:
+            self._key_cookie = key_cookie(self.server.key)
+        path = url.path
         route = routes.get(path)
         try:
             if route is not None:
@@ -187,8 +220,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise RequestError(f"no such page {path}", 404)
         except RequestError as exc:
             self._error(exc.status, str(exc))
-        except (BrokenPipeError, ConnectionResetError):
-            pass   # the tab went away mid-answer
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True   # the tab went away, or stalled, mid-request
         except Exception as exc:   # a bug must not take the server down: one line to the page
             self._error(500, f"internal error: {type(exc).__name__}: {exc}")
 
@@ -222,9 +255,11 @@ class Handler(BaseHTTPRequestHandler):
         self._static_file("index.html")
 
     def options(self) -> None:
+        session = self.server.session
         self._json(200, {"players": player_names(),
-                         "networks": {game: shipped_networks(game) for game in ("chess", "gomoku")},
-                         "external": self.server.session.external_allowed})
+                         "networks": {game: [*shipped_networks(game), *session.allowed.networks]
+                                      for game in ("chess", "gomoku")},
+                         "external": session.external_names})
 
     def state(self) -> None:
         self._token()
@@ -260,7 +295,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def new(self) -> None:
         session = self.server.session
-        self._act(lambda body: session.new_game(parse_settings(body, session.settings)))
+        self._act(lambda body: session.new_game(parse_settings(body, session.settings, session.allowed)))
 
     def move(self) -> None:
         self._act(lambda body: self.server.session.play(_text(body, "move")))
@@ -299,24 +334,32 @@ POST_ROUTES = {"/api/claim": "claim", "/api/new": "new", "/api/move": "move", "/
 
 
 def make_server(settings: GameSettings, *, host: str = "127.0.0.1", port: int = 8000,
-                external: ExternalFactory | None = None) -> PlayServer:
+                external: ExternalFactory | None = None, allowed: AllowList = AllowList(), key: str | None = None,
+                limits: ServerLimits = ServerLimits()) -> PlayServer:
     """A server with its first game set up (RequestError for bad settings, OSError for a busy
-    port).  Call serve_forever() on it, close() when done."""
-    session = Session(settings, external=external)
+    port).  `allowed`: the external engines and extra networks the page may pick (the network
+    `settings` names is added); `key`, `limits`: see PlayServer.  Call serve_forever() on
+    it, close() when done."""
+    weights = dict(settings.opponent.options).get("weights")
+    if settings.opponent.kind == "builtin" and weights and weights not in allowed.networks:
+        allowed = replace(allowed, networks=(*allowed.networks, str(weights)))
+    session = Session(settings, external=external, allowed=allowed)
     try:
-        return PlayServer((host, port), session)
+        return PlayServer((host, port), session, key=key, limits=limits)
     except BaseException:
         session.close()
         raise
 
 
 def serve(settings: GameSettings, *, host: str = "127.0.0.1", port: int = 8000, open_browser: bool = True,
-          external: ExternalFactory | None = None, echo: Callable[[str], None] = print) -> None:
+          external: ExternalFactory | None = None, allowed: AllowList = AllowList(), key: str | None = None,
+          echo: Callable[[str], None] = print) -> None:
     """Serve the board until Ctrl-C."""
-    server = make_server(settings, host=host, port=port, external=external)
+    server = make_server(settings, host=host, port=port, external=external, allowed=allowed, key=key)
     echo(f"PlyZero board on {server.url}  (Ctrl-C to stop)")
     if not server.loopback:
-        echo(f"warning: listening on {host}: anyone who can reach it can start engine processes")
+        echo(f"listening on {host}: every request needs the key in that address (from another machine, "
+             "use this one's address with the same ?key=); external engines only from --external")
     if open_browser:
         webbrowser.open(server.url)
     try:

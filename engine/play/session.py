@@ -18,7 +18,7 @@ from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome
 from engine.play.look import LiveView, move_label, move_text
 from engine.play.players import ExternalFactory, build_searcher
 from engine.play.record import game_record, result_text
-from engine.play.settings import PROTOCOLS, GameSettings, Opponent, RequestError
+from engine.play.settings import FROM_COMMAND_LINE, PROTOCOLS, AllowList, GameSettings, Opponent, RequestError
 from engine.player import Engine
 from engine.search.limits import Searcher
 from engine.types import Limits, Move, SearchInfo, SearchResult
@@ -30,11 +30,16 @@ _STONE_SEPARATORS = re.compile(r"[\s;]+")
 
 
 class Session:
-    """The game a board shows.  Methods raise RequestError for what cannot be done now."""
+    """The game a board shows.  Methods raise RequestError for what cannot be done now.
+
+    `external` starts external engines (the command line supplies it; engine/ starts no
+    processes); it is only ever handed an argv that `allowed` lists."""
 
     def __init__(self, settings: GameSettings, *, external: ExternalFactory | None = None,
+                 allowed: AllowList = AllowList(),
                  build: Callable[[Game, Mapping[str, Any]], Searcher] = build_searcher):
         self._external, self._build = external, build
+        self.allowed = allowed
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._actions = threading.Lock()
@@ -56,9 +61,9 @@ class Session:
         self.new_game(settings)
 
     @property
-    def external_allowed(self) -> bool:
-        """Can the page pick an external engine (only when the command line supplied the means)?"""
-        return self._external is not None
+    def external_names(self) -> list[str]:
+        """The external engines the page may pick: those the command line listed, if it can start them."""
+        return self.allowed.names() if self._external is not None else []
 
     # --- requests -------------------------------------------------------------------------
 
@@ -221,8 +226,8 @@ class Session:
                 return self._build(game, dict(opponent.options))
             except (ValueError, OSError) as exc:   # unknown player, missing or corrupt network
                 raise RequestError(f"cannot build {opponent.name}: {exc}") from None
-        if self._external is None:
-            raise RequestError("external engines can be played only from the `engine play` command")
+        if self._external is None or not self.allowed.allows(opponent):   # the last check before a process starts
+            raise RequestError(f"{opponent.name!r} is not an external engine of this board: {FROM_COMMAND_LINE}")
         try:
             return self._external(game, PROTOCOLS[game.name], opponent.command)
         except OSError as exc:

@@ -1,21 +1,31 @@
 """What a person picks on the page (game, board, rule, opponent, colour, time), read and
-checked from JSON.  Every bad value becomes a RequestError with a one-line message."""
+checked from JSON.  Every bad value becomes a RequestError with a one-line message.
+
+Nothing a request carries chooses a program to run or a file to open: an external engine is
+picked by its name on the AllowList, which only `engine play --external` fills, and a
+network by a shipped name or the one the command line gave."""
 from __future__ import annotations
 
 import math
+import re
 import shlex
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
 
 from engine.games import GameSetupError, game_on_board
 from engine.games.base import Game
-from engine.play.players import PAGE_OPTIONS
+from engine.play.players import PAGE_OPTIONS, shipped_networks
 
-__all__ = ["RequestError", "Opponent", "GameSettings", "parse_settings", "MODES", "PROTOCOLS"]
+__all__ = ["RequestError", "Opponent", "GameSettings", "AllowList", "parse_settings", "parse_opponent",
+           "external_engine", "allow_list", "MODES", "PROTOCOLS"]
 
 MODES = ("play", "analysis")
 PROTOCOLS = {"chess": "uci", "gomoku": "gomocup"}   # the external protocol each game speaks
 MAX_LINES = 8
+OPPONENT_KEYS = ("kind", "name", "options")
+FROM_COMMAND_LINE = "external engines come only from `engine play --external`"
+_ENGINE_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
 class RequestError(Exception):
@@ -28,22 +38,91 @@ class RequestError(Exception):
 
 @dataclass(frozen=True)
 class Opponent:
-    """A built-in player with options, or an external engine's command line (split like a
-    shell would, run without one)."""
+    """A built-in player with options, or an external engine from the AllowList: its name
+    there (`engine`) and the argument list it runs (no shell)."""
     kind: str = "builtin"                   # "builtin" | "external"
     options: tuple[tuple[str, Any], ...] = (("player", "auto"),)
     command: tuple[str, ...] = ()
+    engine: str = ""
 
     @property
     def name(self) -> str:
         if self.kind == "external":
-            return self.command[0].rsplit("/", 1)[-1]
+            return self.engine or _basename(self.command[0])
         opts = dict(self.options)
         extra = [f"{k}={v}" for k, v in self.options if k != "player"]
         return f"{opts.get('player', 'auto')}" + (f" ({', '.join(extra)})" if extra else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "options": dict(self.options), "command": shlex.join(self.command)}
+        return {"kind": self.kind, "options": dict(self.options), "engine": self.engine}
+
+
+@dataclass(frozen=True)
+class AllowList:
+    """What a request may pick beyond the built-in players, fixed when the board starts:
+    external engines (name -> argv, from the command line only) and networks besides the
+    shipped ones (the one the command line gave)."""
+    engines: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    networks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:       # a copy no one can change once the board runs
+        frozen = MappingProxyType({name: tuple(argv) for name, argv in self.engines.items()})
+        object.__setattr__(self, "engines", frozen)
+
+    def names(self) -> list[str]:
+        return list(self.engines)
+
+    def external(self, name: str) -> Opponent:
+        """The listed engine `name` as an opponent; RequestError for any other name."""
+        if not self.engines:
+            raise RequestError(f"this board offers no external engine: {FROM_COMMAND_LINE}")
+        if name not in self.engines:
+            raise RequestError(f"no external engine {name!r} on this board (it offers "
+                               f"{', '.join(map(repr, self.engines))}): {FROM_COMMAND_LINE}")
+        return Opponent(kind="external", command=self.engines[name], engine=name)
+
+    def allows(self, opponent: Opponent) -> bool:
+        """Is this external opponent exactly one of the listed engines?"""
+        return self.engines.get(opponent.engine) == opponent.command
+
+    def check_network(self, game: str, weights: str) -> None:
+        shipped = shipped_networks(game)
+        if weights not in shipped and weights not in self.networks:
+            offered = ", ".join([*shipped, *self.networks]) or "none"
+            raise RequestError(f"weights: {weights!r} is not a network this board offers ({offered}); "
+                               "other files only from `engine play --weights`")
+
+
+def _basename(program: str) -> str:
+    return program.rstrip("/").rsplit("/", 1)[-1] or program
+
+
+def external_engine(spec: str) -> tuple[str, tuple[str, ...]]:
+    """`[NAME=]COMMAND` from the command line -> (name, argv).  COMMAND is split like a shell
+    would (and later run without one); NAME defaults to the program's file name.  The text
+    before a first `=` is a NAME only if it is a plain word (letters, digits, `_.+-`), so
+    `stockfish --opt=1` is a command.  ValueError with a one-line reason."""
+    name, sep, command = spec.partition("=")
+    if not (sep and _ENGINE_NAME.fullmatch(name.strip())):
+        name, command = "", spec
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise ValueError(f"{spec!r}: {exc}") from None
+    if not argv:
+        raise ValueError(f"{spec!r}: no command to run")
+    return name.strip() or _basename(argv[0]), argv
+
+
+def allow_list(specs: Iterable[str], networks: Iterable[str] = ()) -> AllowList:
+    """The AllowList from `--external` specs (duplicate names: ValueError) and `--weights`."""
+    engines: dict[str, tuple[str, ...]] = {}
+    for spec in specs:
+        name, argv = external_engine(spec)
+        if name in engines:
+            raise ValueError(f"two external engines named {name!r}: name them, e.g. --external {name}2=COMMAND")
+        engines[name] = argv
+    return AllowList(engines=engines, networks=tuple(networks))
 
 
 @dataclass(frozen=True)
@@ -90,19 +169,22 @@ def _choice(payload: Mapping[str, Any], key: str, choices: tuple[str, ...], defa
     return str(value)
 
 
-def parse_opponent(payload: Any, game: str) -> Opponent:
+def parse_opponent(payload: Any, game: str, allowed: AllowList = AllowList()) -> Opponent:
+    """`{"kind": "external", "name": "sf"}` or `{"kind": "builtin", "options": {...}}`."""
     if not isinstance(payload, Mapping):
         raise RequestError("opponent: expected an object")
+    if "command" in payload:
+        raise RequestError(f"opponent: a request cannot name a program to run; {FROM_COMMAND_LINE} "
+                           "(pick one by name)")
+    unknown = [key for key in payload if key not in OPPONENT_KEYS]
+    if unknown:
+        raise RequestError(f"opponent: unknown key {unknown[0]!r} (expected {', '.join(OPPONENT_KEYS)})")
     kind = _choice(payload, "kind", ("builtin", "external"), "builtin")
     if kind == "external":
-        text = payload.get("command")
-        if not isinstance(text, str) or not text.strip():
-            raise RequestError("opponent: an external engine needs a command line")
-        try:
-            argv = tuple(shlex.split(text))
-        except ValueError as exc:
-            raise RequestError(f"opponent command {text!r}: {exc}") from None
-        return Opponent(kind="external", command=argv)
+        name = payload.get("name")
+        if not isinstance(name, str) or not name:
+            raise RequestError(f"opponent: an external engine is picked by name; {FROM_COMMAND_LINE}")
+        return allowed.external(name)
     raw = payload.get("options", {})
     if not isinstance(raw, Mapping):
         raise RequestError("opponent options: expected an object")
@@ -114,14 +196,17 @@ def parse_opponent(payload: Any, game: str) -> Opponent:
             continue
         kind_of = PAGE_OPTIONS[key]
         options.append((key, str(value) if kind_of is str else _number(raw, key, kind_of, None)))
+        if key == "weights":
+            allowed.check_network(game, str(value))
     if not any(key == "player" for key, _ in options):
         options.insert(0, ("player", "auto"))
     return Opponent(kind="builtin", options=tuple(options))
 
 
-def parse_settings(payload: Any, base: GameSettings | None = None) -> GameSettings:
+def parse_settings(payload: Any, base: GameSettings | None = None, allowed: AllowList = AllowList()) -> GameSettings:
     """Settings from a JSON object; keys left out keep `base`'s values.  Checks the board by
-    building the game (sizes 5..26, known rule), the numbers by range."""
+    building the game (sizes 5..26, known rule), the numbers by range, the opponent against
+    `allowed`."""
     if not isinstance(payload, Mapping):
         raise RequestError("expected a JSON object with the game settings")
     base = base or GameSettings()
@@ -136,7 +221,7 @@ def parse_settings(payload: Any, base: GameSettings | None = None) -> GameSettin
         movetime=_number(payload, "movetime", float, base.movetime),
         lines=_number(payload, "lines", int, base.lines),
         position=str(payload.get("position", base.position if game == base.game else "") or ""),
-        opponent=(parse_opponent(payload["opponent"], game) if "opponent" in payload
+        opponent=(parse_opponent(payload["opponent"], game, allowed) if "opponent" in payload
                   else base.opponent if game == base.game or base.opponent.kind == "builtin" else Opponent()))
     if settings.human not in (0, 1):
         raise RequestError(f"human: 0 (play first) or 1 (play second), got {settings.human}")

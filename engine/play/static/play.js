@@ -3,6 +3,8 @@
 "use strict";
 
 const TOKEN_KEY = "plyzero-token";
+// A network board's key, when the address has it (the cookie the server set carries it too).
+const BOARD_KEY = new URLSearchParams(location.search).get("key");
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (id) => document.getElementById(id);
 
@@ -20,6 +22,7 @@ let settingsShown = "";   // settings the form was last filled from
 async function call(method, path, body) {
   const init = { method, headers: {} };
   if (token) init.headers["X-Plyzero-Session"] = token;
+  if (BOARD_KEY) init.headers["X-Plyzero-Key"] = BOARD_KEY;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -467,7 +470,9 @@ function onGomokuClick(e) {
 function fillChoices() {
   const player = $("player");
   player.replaceChildren(...options.players.map((p) => new Option(p, p)));
-  $("kind").querySelector('option[value="external"]').disabled = !options.external;
+  // External engines: only the names `engine play --external` gave; the page cannot name a program.
+  $("engine").replaceChildren(...options.external.map((name) => new Option(name, name)));
+  $("kind").querySelector('option[value="external"]').disabled = options.external.length === 0;
   fillNetworks();
 }
 
@@ -492,7 +497,7 @@ function fillSettings(settings) {
   $("movetime").value = settings.movetime;
   $("lines-n").value = settings.lines;
   $("kind").value = settings.opponent.kind;
-  $("command").value = settings.opponent.command;
+  if (settings.opponent.engine) $("engine").value = settings.opponent.engine;
   const opts = settings.opponent.options;
   fillNetworks();
   if (opts.player) $("player").value = opts.player;
@@ -529,7 +534,7 @@ function formSettings() {
     game: $("game").value, width: $("width").value, height: $("height").value, rule: $("rule").value,
     mode: $("mode").value, human: Number($("human").value), movetime: $("movetime").value,
     lines: $("lines-n").value, position: snap && snap.settings.game === $("game").value ? $("position").value : "",
-    opponent: $("kind").value === "external" ? { kind: "external", command: $("command").value }
+    opponent: $("kind").value === "external" ? { kind: "external", name: $("engine").value }
       : { kind: "builtin", options: optionsOut },
   };
 }
