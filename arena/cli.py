@@ -71,6 +71,11 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--margin", type=click.FloatRange(min=0.0), default=None, help="Time tolerance, seconds [1.0].")
 @click.option("--timeout", type=click.FloatRange(min=0.001), default=None,
               help="Longest move when no time limit applies (hang detection), seconds [60].")
+@click.option("--max-memory", "max_memory", type=click.IntRange(min=1), default=None,
+              help="Gomoku: the judge's memory limit in MB (INFO max_memory; a brain whose processes' "
+                   "virtual size exceeds it after a move loses).")
+@click.option("--suspend", is_flag=True, default=None,
+              help="Gomoku: freeze each brain (SIGSTOP) while its opponent thinks, as the Gomocup judge does.")
 @click.option("--maxmoves", type=click.IntRange(min=0), default=None, help="Chess: draw after N moves (0: off) [200].")
 @click.option("--draw", default=None, help="Chess draw adjudication: 'movenumber=40 movecount=8 score=10'.")
 @click.option("--resign", default=None, help="Chess resign adjudication: 'movecount=3 score=1000'.")

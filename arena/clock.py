@@ -64,6 +64,9 @@ class MoveLimits:
     nodes / depth: search limits sent to the engine (not enforced by the referee).
     margin: extra seconds the referee tolerates beyond a budget before a time forfeit.
     timeout: the longest any move may take when no time limit applies (hang detection).
+    max_memory_mb: Gomocup `max_memory`, and the judge's check of the brain's virtual size
+    after each move (over it: the game is lost).  suspend: the judge's SIGSTOP of a brain
+    while its opponent thinks.
     """
     movetime: float | None = None
     tc: TimeControl | None = None
@@ -72,6 +75,8 @@ class MoveLimits:
     depth: int | None = None
     margin: float = 1.0
     timeout: float = 60.0
+    max_memory_mb: int | None = None
+    suspend: bool = False
 
     @property
     def timed(self) -> bool:

@@ -343,7 +343,7 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     known = {"game", "board", "boards", "rule", "games", "format", "openings", "opening_plies",
              "movetime", "tc", "match_time", "nodes", "depth", "margin", "timeout", "maxmoves",
              "max_moves", "draw", "resign", "sprt", "seed", "concurrency", "db", "pgn_out",
-             "engine", "engines"}
+             "engine", "engines", "max_memory", "suspend"}
     unknown = set(merged) - known
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -401,7 +401,11 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
         nodes=_int(merged["nodes"], "nodes") if merged.get("nodes") else None,
         depth=_int(merged["depth"], "depth") if merged.get("depth") else None,
         margin=float(merged.get("margin", 1.0)),
-        timeout=_float(merged.get("timeout", 60.0), "timeout"))
+        timeout=_float(merged.get("timeout", 60.0), "timeout"),
+        max_memory_mb=_int(merged["max_memory"], "max_memory") if merged.get("max_memory") else None,
+        suspend=bool(merged.get("suspend", False)))
+    if game != "gomoku" and (limits.max_memory_mb is not None or limits.suspend):
+        raise ConfigError("max_memory and suspend are the Gomocup judge's settings: gomoku only")
     if limits.margin < 0:
         raise ConfigError("margin must not be negative")
     if not limits.timed and limits.nodes is None and limits.depth is None:

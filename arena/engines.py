@@ -136,6 +136,7 @@ class GomocupPlayer:
             raise EngineFault("crash", str(exc)) from None
         self.size: int | None = None
         self.known = 0
+        self.limits: MoveLimits | None = None
 
     def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
         assert board is not None
@@ -149,7 +150,7 @@ class GomocupPlayer:
             if turn is not None:
                 self.client.info("timeout_turn", int(turn * 1000))
             self.client.info("timeout_match", int(limits.match_time * 1000) if limits.match_time else 0)
-            self.client.info("max_memory", 0)
+            self.client.info("max_memory", (limits.max_memory_mb or 0) * 2**20)
             self.client.info("game_type", 1)
             self.client.info("rule", RULE_BITS[rule])
             for key, value in self.spec.options:
@@ -157,6 +158,7 @@ class GomocupPlayer:
         except GomocupClientError as exc:
             raise self._fault(exc) from None
         self.known = 0
+        self.limits = limits
 
     def move(self, moves: Sequence[tuple[int, int]], clock: Clock, deadline: float) -> tuple[str, dict[str, Any]]:
         """moves: every stone so far, (x, y), first player first.  Returns the answer 'x,y'."""
@@ -180,7 +182,22 @@ class GomocupPlayer:
         if message:
             for key, value in _MESSAGE_NUMBERS.findall(message):
                 info[key] = float(value) if "." in value else int(value)
+        self._judge(info)
         return f"{x},{y}", info
+
+    def _judge(self, info: dict[str, Any]) -> None:
+        """The Gomocup judge after a move: the brain's memory against max_memory (recorded
+        in the move's info), then freeze it until its next turn."""
+        limits = self.limits
+        if limits is None or (limits.max_memory_mb is None and not limits.suspend):
+            return
+        memory = self.client.memory()
+        if memory is not None:
+            info["vm_mb"], info["rss_mb"] = round(memory.virtual_mb, 1), round(memory.resident_mb, 1)
+            if limits.max_memory_mb is not None and memory.virtual_mb > limits.max_memory_mb:
+                raise EngineFault("memory limit", f"{memory.virtual_mb:.0f} MB virtual > {limits.max_memory_mb} MB")
+        if limits.suspend:
+            self.client.suspend()
 
     def _fault(self, exc: GomocupClientError) -> EngineFault:
         if isinstance(exc, GomocupTimeout):

@@ -51,9 +51,10 @@ from engine.players import PlayerBuildError, PlayerOptions, build_player, resolv
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
-                                     follow_stones, format_message, move_budget, parse_ints,
-                                     rule_from_bits)
+                                     follow_stones, format_message, keep_back_latency, move_budget,
+                                     parse_ints, rule_from_bits)
 from protocols.io import LineReader, LineWriter
+from protocols.timeman import LagMeter
 
 __all__ = ["serve", "serve_stdio", "GomocupBrain", "MatchSettings"]
 
@@ -107,6 +108,7 @@ class GomocupBrain:
         self._pending: _MoveRequest | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self._latency = LagMeter()   # how late answers came out past their budget (ms)
         self._handlers: dict[str, Callable[[str], str | None]] = {
             "START": self._start, "RECTSTART": self._rectstart, "RESTART": self._restart,
             "BEGIN": self._begin, "TURN": self._turn, "TAKEBACK": self._takeback, "PLAY": self._play,
@@ -297,8 +299,8 @@ class GomocupBrain:
         started = time.monotonic()
         state = self._position(listed)
         settings = self.settings
-        limits = move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
-                             len(self._stones))
+        limits = keep_back_latency(move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
+                                               len(self._stones)), self._latency.worst)
         engine = self._engine_for(state.game)   # may load a network: its time counts
         hard = limits.time
         assert hard is not None                 # move_budget always sets a hard time
@@ -352,7 +354,10 @@ class GomocupBrain:
                 if not self._closed:
                     self._stones[move] = OWN
                     self._play_on(move)
-                    self._spend(time.monotonic() - request.started)
+                    spent = time.monotonic() - request.started
+                    self._spend(spent)
+                    if request.limits.time is not None:
+                        self._latency.observe(1000 * (spent - request.limits.time))
                     for note in request.notes:
                         self._write("MESSAGE " + note.replace("\n", " "))
                     if info is not None:

@@ -12,6 +12,10 @@ collected separately (`stderr_lines`) because a Gomocup brain must not write the
         x, y = brain.turn(8, 8, timeout=1.5)
         print(brain.last_move_time, brain.last_message)
 
+The Gomocup judge's habits, on request: `suspend()` freezes the brain's process tree
+between its turns (any later command resumes it first), and `memory()` reads the tree's
+virtual and resident size (protocols/process_tree.py).
+
 Errors: `GomocupTimeout` (no answer in time), `GomocupError` (ERROR/UNKNOWN answers,
 malformed answers), `GomocupCrashed` (process exited or pipe closed); all are
 `GomocupClientError`.  After a timeout a late answer may still arrive: call `drain()`
@@ -26,6 +30,8 @@ import threading
 import time
 from types import TracebackType
 from typing import IO, Iterable, Mapping, Sequence
+
+from protocols.process_tree import Memory, resume_tree, suspend_tree, tree_memory
 
 __all__ = ["GomocupClient", "GomocupClientError", "GomocupTimeout", "GomocupError", "GomocupCrashed",
            "parse_move", "parse_about"]
@@ -82,6 +88,7 @@ class GomocupClient:
         self.messages: list[str] = []       # MESSAGE/DEBUG lines, in order, prefix included
         self.stderr_lines: list[str] = []
         self.last_move_time: float | None = None   # seconds from request sent to answer read
+        self.suspended = False
         self._lines: queue.Queue[tuple[float, str] | None] = queue.Queue()   # None: end of output
         try:
             self.process = subprocess.Popen(
@@ -131,8 +138,27 @@ class GomocupClient:
                 return line[len("MESSAGE"):].strip()
         return None
 
+    def suspend(self) -> None:
+        """Freeze the brain's process tree until the next command (the judge's way while the
+        opponent thinks)."""
+        if self.process.poll() is None:
+            suspend_tree(self.pid)
+            self.suspended = True
+
+    def resume(self) -> None:
+        if self.suspended:
+            self.suspended = False
+            if self.process.poll() is None:
+                resume_tree(self.pid)
+
+    def memory(self) -> Memory | None:
+        """The brain tree's virtual and resident size now (None when unreadable)."""
+        return tree_memory(self.pid) if self.process.poll() is None else None
+
     def send(self, line: str) -> float:
-        """Write one command line; returns the time it was sent (time.monotonic())."""
+        """Write one command line; returns the time it was sent (time.monotonic()).
+        A suspended brain is resumed first."""
+        self.resume()
         if self.process.poll() is not None:
             raise GomocupCrashed(self._crash_text("exited"))
         assert self.process.stdin is not None
@@ -263,6 +289,7 @@ class GomocupClient:
 
     def kill(self) -> None:
         """Kill the brain now (a hung or forfeited brain); close() afterwards releases the pipes."""
+        self.resume()
         if self.process.poll() is None:
             self.process.kill()
         try:

@@ -7,6 +7,7 @@ leads to the stones the manager says are on the board.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import permutations
 from typing import Sequence
 
@@ -14,13 +15,14 @@ from engine.games.base import GameSetupError, IllegalMoveError
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
 
-__all__ = ["move_budget", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
+__all__ = ["move_budget", "keep_back_latency", "LATENCY_FACTOR", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
+LATENCY_FACTOR, MAX_LATENCY_SHARE = 2.0, 0.3   # measured answer latency kept back, within a share
 MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
 
@@ -59,6 +61,18 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     if hard <= INSTANT_S:
         return Limits(depth=1, time=min(INSTANT_S, max(budget / 2000.0, 0.005)))
     return Limits(time=hard, soft_time=hard / 2 if match_binds else None)
+
+
+def keep_back_latency(limits: Limits, latency_ms: float) -> Limits:
+    """Limits with LATENCY_FACTOR times the brain's measured answer latency (how late its
+    answers came out past their budget: stop latency, a busy machine's stalls) taken off
+    the time, within MAX_LATENCY_SHARE of it: once for what the brain sees, once for what
+    it cannot (pipes, waiting for a core).  Instant moves are left alone."""
+    if limits.time is None or limits.time <= INSTANT_S or latency_ms <= 0:
+        return limits
+    hard = max(limits.time - LATENCY_FACTOR * latency_ms / 1000.0, (1.0 - MAX_LATENCY_SHARE) * limits.time)
+    soft = None if limits.soft_time is None else min(limits.soft_time, hard)
+    return replace(limits, time=hard, soft_time=soft)
 
 
 def rule_from_bits(bits: int) -> tuple[str, str | None]:

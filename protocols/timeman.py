@@ -60,6 +60,8 @@ SOFT_CAP = 0.2           # fractions of the clock after overhead one move may pl
 HARD_CAP = 0.5
 LAST_MOVE_CAPS = (0.5, 0.8)  # ...and for the last move before the time control
 MOVETIME_MARGIN = 0.2    # share of a movetime kept for the answer's way back (<= overhead)
+LATENCY_FACTOR = 2.0     # movetime: the measured answer latency is kept back this many times over...
+MOVETIME_MAX_RESERVE = 0.3  # ...within this share of the movetime
 LAG_SMOOTHING = 0.2      # LagMeter: weight of the newest sample in the running mean...
 LAG_WORST_DECAY = 0.9    # ...and how fast the remembered worst lag fades per move
 
@@ -121,11 +123,21 @@ def allocate(wtime: float | None, btime: float | None, winc: float | None, binc:
     return max(MIN_BUDGET, soft / 1000.0), max(MIN_BUDGET, hard / 1000.0)
 
 
-def movetime_budget(movetime: float, overhead: float = DEFAULT_OVERHEAD_MS) -> float:
+def movetime_budget(movetime: float, overhead: float = DEFAULT_OVERHEAD_MS, latency: float = 0.0) -> float:
     """Seconds to search for `go movetime <ms>`: the full time less a margin for the
-    answer's way back (20 % of it, at most `overhead`), so it lands just inside."""
-    margin = min(max(0.0, float(overhead)), MOVETIME_MARGIN * float(movetime))
-    return max(MIN_BUDGET, (float(movetime) - margin) / 1000.0)
+    answer's way back (20 % of it, at most `overhead`), so it lands just inside.
+
+    latency: how late the engine's own answers have come out past their search budget
+    (ms; the UCI server's overrun LagMeter.worst: stop latency, the answer's formatting, a
+    busy machine's stalls).  It is kept back LATENCY_FACTOR times: once for what the
+    engine sees, once more for what it cannot (the pipes both ways, waiting for a core,
+    which grow with the same load), within MOVETIME_MAX_RESERVE of the movetime.
+    Measured with benchmarks/movetime_under_load.py (README: the busy-machine clock).
+    """
+    movetime = float(movetime)
+    margin = min(max(0.0, float(overhead)), MOVETIME_MARGIN * movetime)
+    margin = min(margin + LATENCY_FACTOR * max(0.0, float(latency)), max(margin, MOVETIME_MAX_RESERVE * movetime))
+    return max(MIN_BUDGET, (movetime - margin) / 1000.0)
 
 
 _GO_NUMBERS = frozenset({"wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime"})
@@ -159,10 +171,11 @@ def parse_int(text: str) -> int | None:
 
 
 def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_OVERHEAD_MS,
-             lag_ms: float = 0.0, base_ms: float | None = None) -> GoCommand:
+             lag_ms: float = 0.0, base_ms: float | None = None, latency_ms: float = 0.0) -> GoCommand:
     """`go` arguments (tokens after `go`, any order) -> GoCommand for the side `turn` to move.
 
-    lag_ms: the measured usual lag per move; base_ms: the game's starting clock (see allocate).
+    lag_ms: the measured usual lag per move; base_ms: the game's starting clock (see allocate);
+    latency_ms: the engine's worst recent answer latency (see movetime_budget).
     Unknown tokens and numbers that do not parse are skipped.  `mate n` becomes depth
     2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
     stands in for both (see timeman.allocate).
@@ -197,7 +210,7 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
     clock_ms: float | None = None
     inc_ms = 0.0
     if values.get("movetime") is not None:
-        soft = hard = movetime_budget(max(0, values["movetime"]), overhead_ms)
+        soft = hard = movetime_budget(max(0, values["movetime"]), overhead_ms, latency_ms)
     elif "wtime" in values or "btime" in values:
         soft, hard = allocate(values.get("wtime"), values.get("btime"), values.get("winc"),
                               values.get("binc"), values.get("movestogo"), turn, overhead_ms, lag_ms, base_ms)

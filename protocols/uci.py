@@ -122,6 +122,7 @@ class _Job:
 
     def __init__(self, state: State, limits: Limits, *, hold: bool, ponder: bool):
         self.state, self.limits, self.ponder = state, limits, ponder
+        self.pondered = ponder          # its clock started at ponderhit, not at go
         self.released = not hold
         self.line: str | None = None
         self.sent = False
@@ -246,10 +247,15 @@ class UciServer:
     def _send_bestmove(self, job: _Job) -> None:
         assert job.line is not None
         job.sent = True
+        answered = time.monotonic()
+        timed = job.limits.time is not None and not job.pondered
+        if self.debug and timed:
+            self.info(f"answer {1000 * (answered - job.received):.0f} ms after go, "
+                      f"search budget {1000 * job.limits.time:.0f} ms")   # type: ignore[operator]
         self.write(job.line)
-        job.answered = time.monotonic()
-        if job.clock_ms is not None and job.limits.time is not None:
-            self.overrun.observe(1000 * (job.answered - job.search_started - job.limits.time))
+        job.answered = answered
+        if timed:     # clocks and movetime alike: how late our answers come out
+            self.overrun.observe(1000 * (answered - job.search_started - job.limits.time))  # type: ignore[operator]
 
     def _measure_lag(self, previous: _Job | None, state: State, clock_ms: float | None) -> None:
         """Feed the LagMeter when this `go` continues the game of a timed, answered one by
@@ -398,7 +404,8 @@ class UciServer:
             self.base_clock_ms = max(clock, self.base_clock_ms or 0.0)
         go = parse_go(tokens[1:], state.to_play,
                       overhead_ms=max(self.overhead_ms, self.lag.worst),
-                      lag_ms=self.lag.mean + self.overrun.mean, base_ms=self.base_clock_ms)
+                      lag_ms=self.lag.mean + self.overrun.mean, base_ms=self.base_clock_ms,
+                      latency_ms=self.overrun.worst)
         legal = state.legal_moves()
         restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:

@@ -99,3 +99,23 @@ def test_sprt_stops_a_lopsided_match_early(tmp_path):
                   "--games", "60", "--movetime", "0.03", "--concurrency", "1",
                   "--sprt", "elo0=0 elo1=100 alpha=0.05 beta=0.05", "--db", str(db))
     assert "H1 accepted" in again and len(games_in(db)) == played   # a decided test stays decided
+
+
+def test_gomoku_under_the_judges_habits_records_memory_and_forfeits_a_brain_over_the_limit(tmp_path):
+    """--suspend freezes each brain while its opponent thinks, --max-memory is sent as INFO
+    max_memory and checked after every move: within it the games play out with each move's
+    memory recorded; a limit below what a Python brain needs loses its games by the judge's rule."""
+    db = tmp_path / "judge.sqlite"
+    arena("run", "--game", "gomoku", "--board", "9", "--engine", "random", "--engine", "alphabeta",
+          "--games", "2", "--movetime", "0.05", "--seed", "3", "--concurrency", "1",
+          "--suspend", "--max-memory", "4000", "--db", str(db))
+    rows = sqlite3.connect(db).execute("SELECT reason, forfeit, infos FROM games").fetchall()
+    assert len(rows) == 2 and all(forfeit is None for _, forfeit, _ in rows)
+    moves = [info for _, _, infos in rows for info in json.loads(infos)]
+    assert moves and all(0 < info["rss_mb"] <= info["vm_mb"] < 4000 for info in moves)
+    small = tmp_path / "small.sqlite"
+    arena("run", "--game", "gomoku", "--board", "9", "--engine", "random", "--engine", "alphabeta",
+          "--games", "2", "--movetime", "0.05", "--seed", "3", "--concurrency", "1",
+          "--max-memory", "5", "--db", str(small))
+    reasons = [reason for reason, in sqlite3.connect(small).execute("SELECT reason FROM games")]
+    assert len(reasons) == 2 and all("memory limit" in reason for reason in reasons)

@@ -166,6 +166,30 @@ def test_engine_go_is_asynchronous_and_delivers_one_result_per_go():
     assert len(results) == 3
 
 
+def test_no_garbage_collection_runs_during_a_search_and_a_new_game_collects():
+    """A full collection of a grown tree stalled searches by up to 322 ms: the collector is
+    off while the search runs, back on after it with the survivors frozen, and a new game
+    (no clock running) collects everything."""
+    import gc
+
+    class Watching(_SlowSearcher):
+        def search(self, state, limits, *, stop=None, on_info=None):
+            self.collector_on = gc.isenabled()
+            return super().search(state, limits, stop=stop, on_info=on_info)
+
+    game = get_game("gomoku", width=9)
+    searcher = Watching()
+    engine = Engine(searcher)
+    done: list[SearchResult] = []
+    assert gc.isenabled()
+    engine.go(game.initial_state(), Limits(time=0.02), on_done=done.append)
+    engine.wait(2.0)
+    assert done and searcher.collector_on is False
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    engine.new_game()
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_engine_reports_search_errors_instead_of_dying():
     class Broken:
         def new_game(self):

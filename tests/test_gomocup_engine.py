@@ -5,6 +5,7 @@ The test plays a seeded random mover on its own GomokuState and checks every ans
 """
 from __future__ import annotations
 
+import os
 import random
 import time
 
@@ -189,3 +190,42 @@ def test_client_reports_timeouts_and_garbage():
             client.read_answer(0.2)           # nothing was asked: nothing comes
         client.start(9)
         assert client.request("TAKEBACK 3,3").startswith("ERROR")
+
+
+def _process_state(pid: int, wanted: str = "", wait: float = 2.0) -> str:
+    """The process's state letter (R, S, T...), polled up to `wait` s for `wanted` (signals land late)."""
+    deadline = time.monotonic() + wait
+    while True:
+        with open(f"/proc/{pid}/status") as status:
+            state = next(line.split()[1] for line in status if line.startswith("State:"))
+        if state in wanted or not wanted or time.monotonic() > deadline:
+            return state
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="the judge's habits are read from /proc (Linux)")
+def test_the_judges_suspension_and_memory_check_cost_the_brain_nothing():
+    """As the Gomocup judge plays: the brain is frozen (SIGSTOP) while its opponent thinks,
+    and resumed by the next command; its process tree's memory is readable at every turn."""
+    game = get_game("gomoku", width=15, height=15)
+    with brain() as client:
+        client.start(15)
+        client.info("timeout_turn", TURN_MS)
+        client.info("max_memory", 350 * 2**20)
+        state = game.initial_state()
+        state = brain_move(game, state, client.begin(timeout=TURN_MS / 1000 + 2.0), client)
+        for n in range(4):
+            memory = client.memory()
+            assert memory is not None and memory.virtual >= memory.resident > 10 * 2**20
+            client.suspend()
+            assert _process_state(client.pid, "T") == "T"          # stopped while the opponent thinks
+            time.sleep(0.3)
+            move = next(m for m in state.legal_moves() if m not in (0, 1, 2, 3))
+            state = state.play(move)
+            started = time.monotonic()
+            answer = client.turn(*game.coords(move), timeout=TURN_MS / 1000 + 2.0)
+            assert time.monotonic() - started < TURN_MS / 1000 + TOLERANCE_S   # its clock did not run frozen
+            state = brain_move(game, state, answer, client)
+            assert _process_state(client.pid, "SR") in "SR"
+        client.suspend()
+    assert client.process.returncode is not None              # END still reached a frozen brain

@@ -13,8 +13,8 @@ from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
-from protocols.gomocup_policy import (UNLIMITED_MS, fallback_move, format_message, move_budget,
-                                      rule_from_bits)
+from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, fallback_move, format_message,
+                                      keep_back_latency, move_budget, rule_from_bits)
 
 MOVE = re.compile(r"^\d+,\d+$")
 
@@ -300,6 +300,35 @@ def test_limits_follow_info_and_nodes():
     serve(PlayerOptions(player="random", nodes=77), io.StringIO("START 9\nBEGIN\n"), out,
           searcher_factory=fake.factory)
     assert fake.limits[0].nodes == 77
+
+
+def test_keep_back_latency_takes_twice_the_latency_within_a_share():
+    limits = Limits(time=1.0, soft_time=0.5)
+    assert keep_back_latency(limits, 0.0) == limits
+    assert keep_back_latency(limits, 100.0).time == pytest.approx(0.8)
+    assert keep_back_latency(limits, 100.0).soft_time == pytest.approx(0.5)
+    assert keep_back_latency(limits, 400.0).time == pytest.approx(0.7)       # at most 30 % kept back
+    instant = Limits(depth=1, time=INSTANT_S)
+    assert keep_back_latency(instant, 500.0) == instant
+
+
+class LateAnswers(Recorder):
+    """Searches to its hard limit, then answers `late` seconds after it (a busy machine)."""
+
+    def __init__(self, late: float):
+        super().__init__()
+        self.late = late
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        time.sleep(limits.time + self.late)
+        return super().search(state, limits, stop=stop, on_info=on_info)
+
+
+def test_the_brain_learns_how_late_it_answers_and_keeps_that_back():
+    fake = LateAnswers(0.1)
+    talk("INFO timeout_turn 1000\nSTART 15\nBEGIN\nTURN 1,1\nTURN 2,2\n", fake=fake)
+    first, second, third = (limits.time for limits in fake.limits)
+    assert third == pytest.approx(second, abs=0.03) and second < first - 0.15
 
 
 def test_max_memory_caps_the_search_tables_of_every_player():

@@ -495,6 +495,34 @@ def test_the_engine_learns_its_own_overrun_and_plans_for_it():
     assert s.quit() == 0
 
 
+def test_movetime_keeps_back_twice_the_measured_latency_within_a_cap():
+    assert movetime_budget(1000) == pytest.approx(0.970)
+    assert movetime_budget(1000, latency=50) == pytest.approx(0.870)
+    assert movetime_budget(1000, latency=400) == pytest.approx(0.700)      # at most 30 % kept back
+    assert movetime_budget(50, latency=0) == pytest.approx(0.040)          # 20 % of a short movetime
+
+
+def test_a_late_answer_under_movetime_makes_the_next_moves_keep_more_back():
+    """A searcher that answers 120 ms after its budget (a busy machine): the server sees it
+    and the next `go movetime 1000` searches shorter, so the answer lands inside the
+    movetime; a clean engine keeps its full budget."""
+    slow = FakeSearcher(overrun=0.12)
+    s = Session(searcher=slow)
+    s.send("ucinewgame")
+    moves: list[str] = []
+    answers: list[float] = []
+    for _ in range(3):
+        s.send(" ".join(["position startpos moves", *moves]) if moves else "position startpos")
+        started = time.monotonic()
+        s.send("go movetime 1000")
+        moves.append(s.stdout.expect("bestmove").split()[1])
+        answers.append(time.monotonic() - started)
+    assert slow.calls[0][1].time == pytest.approx(movetime_budget(1000))
+    assert slow.calls[-1][1].time < movetime_budget(1000) - 0.2
+    assert answers[0] > 1.05 and answers[-1] < 1.0
+    assert s.quit() == 0
+
+
 def test_the_game_clock_keeps_a_reserve_and_a_new_game_forgets_it(session, fake):
     """The largest clock of the game sets the reserve: at 280 ms left of a one-second
     game (250 ms reserve, 30 ms overhead) the engine moves at once, while a new game that
