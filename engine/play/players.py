@@ -5,17 +5,23 @@ the player API (engine/players) is a change here only.
 """
 from __future__ import annotations
 
+import os
 from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
 from engine.games.base import Game
 from engine.search.limits import Searcher
 
-__all__ = ["build_searcher", "player_names", "shipped_networks", "PAGE_OPTIONS", "ExternalFactory"]
+__all__ = ["build_searcher", "player_names", "shipped_networks", "PAGE_OPTIONS", "PAGE_RANGES", "ExternalFactory"]
 
 # The player options the page offers, with the type each is read as (the rest keep defaults).
 PAGE_OPTIONS: dict[str, type] = {"player": str, "weights": str, "nodes": int, "batch": int, "cpuct": float,
                                  "threads": int, "hash_mb": int, "seed": int}
+
+# What a page may ask of this machine (a network board's key holder included): the player's own
+# ranges allow far more (Hash up to 64 GB), enough to exhaust the server's memory or cores.
+PAGE_RANGES: dict[str, tuple[float, float]] = {"nodes": (1, 10_000_000), "batch": (1, 256), "cpuct": (0.0, 100.0),
+                                               "threads": (1, os.cpu_count() or 1), "hash_mb": (1, 4096)}
 
 # (game, protocol "uci" | "gomocup", argv) -> a Searcher driving that process; it may have close().
 # Supplied by the command line layer (protocols/), since engine/ starts no processes.

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from engine.games import GameSetupError, game_on_board
 from engine.games.base import Game
-from engine.play.players import PAGE_OPTIONS, shipped_networks
+from engine.play.players import PAGE_OPTIONS, PAGE_RANGES, shipped_networks
 
 __all__ = ["RequestError", "Opponent", "GameSettings", "AllowList", "parse_settings", "parse_opponent",
            "external_engine", "allow_list", "MODES", "PROTOCOLS"]
@@ -195,7 +195,11 @@ def parse_opponent(payload: Any, game: str, allowed: AllowList = AllowList()) ->
         if value is None or value == "":
             continue
         kind_of = PAGE_OPTIONS[key]
-        options.append((key, str(value) if kind_of is str else _number(raw, key, kind_of, None)))
+        parsed = str(value) if kind_of is str else _number(raw, key, kind_of, None)
+        if key in PAGE_RANGES and not PAGE_RANGES[key][0] <= parsed <= PAGE_RANGES[key][1]:
+            low, high = PAGE_RANGES[key]
+            raise RequestError(f"{key}: {low:g}..{high:g} on this board, got {parsed}")
+        options.append((key, parsed))
         if key == "weights":
             allowed.check_network(game, str(value))
     if not any(key == "player" for key, _ in options):
