@@ -69,14 +69,37 @@ def test_a_shipped_int8_export_belongs_to_its_network_and_is_what_plays(path: Pa
     assert path.stat().st_size <= 20 * 2**20
 
 
+def test_the_defaults_are_index_entries_naming_shipped_files_not_copies():
+    """weights/index.json names each game's default; no shipped file is a byte copy of another."""
+    import json
+    defaults = json.loads((FOLDER / "index.json").read_text())["defaults"]
+    assert set(defaults) == {"chess", "gomoku"}
+    for name, entry in defaults.items():
+        path = FOLDER / entry["file"]
+        assert path in NETWORKS and hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
+        assert find_weights(name) == str(path)
+    digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(FOLDER.iterdir()) if p.is_file()]
+    assert len(digests) == len(set(digests))
+
+
+def test_a_default_whose_file_changed_is_refused_in_one_line(tmp_path, monkeypatch):
+    from engine.players import networks
+    fake = tmp_path / "gomoku-x.pt"
+    fake.write_bytes(b"not the recorded bytes")
+    (tmp_path / "index.json").write_text('{"defaults": {"gomoku": {"file": "gomoku-x.pt", "sha256": "' + "0" * 64 + '"}}}')
+    monkeypatch.setattr(networks, "_shipped", lambda name: tmp_path / name if (tmp_path / name).is_file() else None)
+    with pytest.raises(networks.WeightsIndexError, match="gomoku-x.pt has sha256"):
+        networks.shipped_weights("gomoku")
+
+
 def test_the_default_gomocup_brain_plays_mcts_with_the_shipped_gomoku_network():
-    """`pbrain-plyzero` with no options: Player auto finds weights/gomoku.pt and runs its int8 export."""
+    """`pbrain-plyzero` with no options: Player auto finds the `gomoku` default and runs its int8 export."""
     from engine.nn.evaluator import NetworkEvaluator
     from engine.players.build import resolve_player
     from protocols.gomocup_client import GomocupClient, parse_move
     from conftest import console_script, engine_env
 
-    shipped = FOLDER / "gomoku.pt"
+    shipped = FOLDER / "gomoku-dagger2-res6x32.pt"
     options = resolve_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
     assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
@@ -91,14 +114,14 @@ def test_the_default_gomocup_brain_plays_mcts_with_the_shipped_gomoku_network():
 
 
 def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
-    """`plyzero-uci` with no options: Player auto finds weights/chess.pt and runs its int8 export."""
+    """`plyzero-uci` with no options: Player auto finds the `chess` default and runs its int8 export."""
     import chess
     import chess.engine
     from engine.nn.evaluator import NetworkEvaluator
     from engine.players.build import resolve_player
     from conftest import console_script, engine_env
 
-    shipped = FOLDER / "chess.pt"
+    shipped = FOLDER / "chess-dagger3-res6x64.pt"
     options = resolve_player(get_game("chess"), PlayerOptions(player="auto"))
     assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"

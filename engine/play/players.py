@@ -47,4 +47,6 @@ def shipped_networks(game_name: str) -> list[str]:
         files = [entry.name for entry in resources.files("weights").iterdir()]
     except ModuleNotFoundError:
         return []
-    return sorted(name[:-3] for name in files if name.endswith(".pt") and name.startswith(game_name))
+    from engine.players.networks import default_names
+    names = {name[:-3] for name in files if name.endswith(".pt") and name.startswith(game_name)}
+    return sorted(names | {name for name in default_names() if name == game_name})
