@@ -83,6 +83,7 @@ class _MoveRequest:
     limits: Limits
     notes: list[str]
     started: float
+    time_left: int | None = None      # the match clock when it was asked (ms), for the lag
     done: threading.Event = field(default_factory=threading.Event)
     info: SearchInfo | None = None
     timer: threading.Timer | None = None
@@ -109,6 +110,8 @@ class GomocupBrain:
         self._lock = threading.Lock()
         self._closed = False
         self._latency = LagMeter()   # how late answers came out past their budget (ms)
+        self._clock_lag = LagMeter() # what the match clock charged per move beyond our own time (ms)
+        self._last_move: tuple[int, float] | None = None   # (time_left asked at, seconds spent)
         self._handlers: dict[str, Callable[[str], str | None]] = {
             "START": self._start, "RECTSTART": self._rectstart, "RESTART": self._restart,
             "BEGIN": self._begin, "TURN": self._turn, "TAKEBACK": self._takeback, "PLAY": self._play,
@@ -181,6 +184,7 @@ class GomocupBrain:
         game = self._game()
         self._stones.clear()
         self._line = [game.initial_state()]
+        self._last_move = None
         # Build the player now (loading a network can take seconds) so the first move keeps its time.
         self._engine_for(game).new_game()
         return "OK"
@@ -299,8 +303,11 @@ class GomocupBrain:
         started = time.monotonic()
         state = self._position(listed)
         settings = self.settings
+        self._measure_clock_lag()
+        empty = state.width * state.height - len(self._stones)
         limits = keep_back_latency(move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
-                                               len(self._stones)), self._latency.worst)
+                                               len(self._stones), empty=empty, lag_ms=self._clock_lag.mean),
+                                   self._latency.worst)
         engine = self._engine_for(state.game)   # may load a network: its time counts
         hard = limits.time
         assert hard is not None                 # move_budget always sets a hard time
@@ -312,7 +319,7 @@ class GomocupBrain:
         if self.options.nodes is not None:
             limits = replace(limits, nodes=self.options.nodes)
         notes, self._notes = self._notes, []
-        request = _MoveRequest(state, limits, notes, started)
+        request = _MoveRequest(state, limits, notes, started, time_left=settings.time_left)
         request.timer = threading.Timer(hard + WATCHDOG_GRACE_S, self._overrun, args=(request,))
         request.timer.daemon = True
         request.timer.start()
@@ -356,6 +363,8 @@ class GomocupBrain:
                     self._play_on(move)
                     spent = time.monotonic() - request.started
                     self._spend(spent)
+                    if request.time_left is not None and 0 < request.time_left < UNLIMITED_MS:
+                        self._last_move = (request.time_left, spent)
                     if request.limits.time is not None:
                         self._latency.observe(1000 * (spent - request.limits.time))
                     for note in request.notes:
@@ -365,6 +374,15 @@ class GomocupBrain:
                     self._write(state.game.format_move(state, move))
             finally:
                 request.done.set()   # never leave the input loop waiting
+
+    def _measure_clock_lag(self) -> None:
+        """The manager's time_left now against ours at the last move less what we spent on it:
+        the rest is lag we cannot see (pipes, process start-up of the answer, a busy machine)."""
+        last, self._last_move = self._last_move, None
+        left = self.settings.time_left
+        if last is not None and left is not None and left < UNLIMITED_MS:
+            before, spent = last
+            self._clock_lag.observe(before - 1000 * spent - left)
 
     def _spend(self, seconds: float) -> None:
         """Keep time_left roughly right if the manager does not resend it before every move."""

@@ -22,6 +22,7 @@ UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
+MOVE_COST_MS = 20.0               # what a move costs the match clock outside the search (reserved per later move)
 LATENCY_FACTOR, MAX_LATENCY_SHARE = 2.0, 0.3   # measured answer latency kept back, within a share
 MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
@@ -36,14 +37,19 @@ def moves_to_go(stones: int) -> int:
 
 
 def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
-                timeout_match_ms: int | None, stones: int) -> Limits:
+                timeout_match_ms: int | None, stones: int, *, empty: int | None = None,
+                lag_ms: float = 0.0) -> Limits:
     """Per-move Limits from the Gomocup clock settings (all in ms, as INFO sends them).
 
-    Spend min(timeout_turn, time_left / moves_to_go) minus a safety margin (100..300 ms,
-    12 %) for pipe lag and the searcher's stop latency, well inside the managers' 1000 ms
+    Spend min(timeout_turn, usable / moves_to_go) minus a safety margin (40..300 ms, 12 %)
+    for pipe lag and the searcher's stop latency, well inside the managers' 1000 ms
     tolerance.  timeout_turn 0 -> move at once (depth 1); no time left -> the same.
     time_left UNLIMITED_MS / None or timeout_match 0 -> the match clock does not bind.
-    When the match clock binds, no new iteration starts after half the budget.
+    When the match clock binds, no new iteration starts after half the budget, and
+    `usable` is time_left less a reserve for every later move the board still has room for
+    (`empty` cells: half of them are ours at most): MOVE_COST_MS each (a move's cost
+    outside the search) plus `lag_ms`, the lag the manager's clock was seen to charge per
+    move beyond the brain's own time.  So a long game keeps clock to its last move.
     """
     instant = Limits(depth=1, time=INSTANT_S)
     turn = DEFAULT_TIMEOUT_TURN_MS if timeout_turn_ms is None else timeout_turn_ms
@@ -55,7 +61,11 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
         assert time_left_ms is not None
         if time_left_ms <= 0:
             return instant
-        budget = min(budget, time_left_ms / moves_to_go(stones))
+        later_moves = max(0, (empty + 1) // 2 - 1) if empty is not None else moves_to_go(stones)
+        usable = time_left_ms - later_moves * (MOVE_COST_MS + max(0.0, lag_ms))
+        if usable <= 0:   # live off the reserve: the least a move can cost
+            return Limits(depth=1, time=min(INSTANT_S, max(time_left_ms / (4000.0 * (later_moves + 1)), 0.005)))
+        budget = min(budget, usable / moves_to_go(stones))
     margin = min(MARGIN_MAX_MS, max(MARGIN_MIN_MS, MARGIN_SHARE * budget))
     hard = (budget - margin) / 1000.0
     if hard <= INSTANT_S:

@@ -68,6 +68,34 @@ def test_budget_never_exceeds_the_clock():
                     assert limits.soft_time <= limits.time
 
 
+@pytest.mark.parametrize("turn_ms, match_ms, stall_ms", [
+    (30_000, 180_000, 0), (5_000, 120_000, 20), (1_000, 60_000, 150), (300_000, 1_000_000, 300)])
+def test_a_long_game_spending_every_hard_limit_keeps_time_to_its_last_move(turn_ms, match_ms, stall_ms):
+    """Gomocup's league clocks (groups, fastgame, finals, a tight one) on 20x20 filled to the
+    last cell: a brain that spends its whole hard limit on each of its 200 moves, plus a stall
+    per move that it sees only as lag on the manager's clock, never runs out."""
+    left = match_ms
+    for move in range(200):
+        stones = 2 * move
+        limits = move_budget(turn_ms, left, match_ms, stones, empty=400 - stones, lag_ms=stall_ms)
+        assert limits.time is not None
+        left -= limits.time * 1000 + stall_ms
+        assert left > 0, (move, left)
+
+
+def test_the_brain_learns_the_lag_the_match_clock_charges():
+    """time_left drops 400 ms more per move than the brain spent: later budgets shrink."""
+    fake = Recorder()
+    script = ["INFO timeout_turn 5000", "INFO timeout_match 60000", "START 15", "INFO time_left 60000", "BEGIN"]
+    script += [f"INFO time_left {60000 - 400 * n}\nTURN {n},0" for n in range(1, 6)]
+    talk("\n".join(script) + "\n", fake=fake)
+    honest = Recorder()
+    script = ["INFO timeout_turn 5000", "INFO timeout_match 60000", "START 15", "INFO time_left 60000", "BEGIN"]
+    script += [f"INFO time_left 60000\nTURN {n},0" for n in range(1, 6)]
+    talk("\n".join(script) + "\n", fake=honest)
+    assert fake.limits[-1].time < honest.limits[-1].time - 0.15
+
+
 def test_budget_tiny_turn_is_a_depth_one_search():
     limits = move_budget(40, None, 0, 0)
     assert limits.depth == 1 and limits.time is not None and limits.time <= 0.04
