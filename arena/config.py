@@ -404,8 +404,9 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
         timeout=_float(merged.get("timeout", 60.0), "timeout"),
         max_memory_mb=_int(merged["max_memory"], "max_memory") if merged.get("max_memory") else None,
         suspend=bool(merged.get("suspend", False)))
-    if game != "gomoku" and (limits.max_memory_mb is not None or limits.suspend):
-        raise ConfigError("max_memory and suspend are the Gomocup judge's settings: gomoku only")
+    if game_class(game).protocol != "gomocup" and (limits.max_memory_mb is not None or limits.suspend):
+        raise ConfigError(f"max_memory and suspend are the Gomocup judge's settings: {game} speaks "
+                          f"{game_class(game).protocol}")
     if limits.margin < 0:
         raise ConfigError("margin must not be negative")
     if not limits.timed and limits.nodes is None and limits.depth is None:

@@ -85,7 +85,7 @@ def test_board_size_and_limits_out_of_range(tmp_path):
     fails(["run", "--game", "gomoku", "--tc", "10+1", "--engine", "random", "--engine", "random"],
           "increment", tmp_path)
     fails(["run", "--game", "chess", "--suspend", "--engine", "random", "--engine", "random"],
-          "the Gomocup judge's settings: gomoku only", tmp_path)
+          "the Gomocup judge's settings: chess speaks uci", tmp_path)
 
 
 def test_ratings_and_report_need_a_database(tmp_path):
