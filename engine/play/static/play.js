@@ -472,7 +472,10 @@ function fillChoices() {
   player.replaceChildren(...options.players.map((p) => new Option(p, p)));
   // External engines: only the names `engine play --external` gave; the page cannot name a program.
   $("engine").replaceChildren(...options.external.map((name) => new Option(name, name)));
-  $("kind").querySelector('option[value="external"]').disabled = options.external.length === 0;
+  const externalOption = $("kind").querySelector('option[value="external"]');
+  externalOption.disabled = options.external.length === 0;
+  externalOption.textContent = options.external.length ? "external engine"
+    : "external engine (start the board with --external NAME=COMMAND)";
   fillNetworks();
 }
 
