@@ -47,7 +47,7 @@ def summarise(path: str, engine: str) -> dict[str, float]:
             "median_ms": 1000 * statistics.median(used) if used else 0.0,
             "max_ms": 1000 * max(used) if used else 0.0,
             "mean_depth": statistics.fmean(depths) if depths else 0.0,
-            "min_left_ms": 1000 * min(left) if left else 0.0, "time_losses": time_losses}
+            "min_left_ms": 1000 * min(left) if left else None, "time_losses": time_losses}
 
 
 def main() -> None:
@@ -58,7 +58,8 @@ def main() -> None:
     s = summarise(args.pgn, args.engine)
     print(f"{args.engine}: {s['points']:g}/{s['games']:g} ({100 * s['score']:.1f} %), time losses {s['time_losses']:g}; "
           f"per move over {s['moves']} moves: mean {s['mean_ms']:.1f} ms, median {s['median_ms']:.1f} ms, "
-          f"max {s['max_ms']:.0f} ms; mean depth {s['mean_depth']:.1f}; lowest clock left {s['min_left_ms']:.0f} ms")
+          f"max {s['max_ms']:.0f} ms; mean depth {s['mean_depth']:.1f}; lowest clock left "
+          + (f"{s['min_left_ms']:.0f} ms" if s["min_left_ms"] is not None else "not in the PGN (no tl= comments)"))
 
 
 if __name__ == "__main__":

@@ -195,13 +195,16 @@ def parse_opponent(payload: Any, game: str, allowed: AllowList = AllowList()) ->
         if value is None or value == "":
             continue
         kind_of = PAGE_OPTIONS[key]
-        parsed = str(value) if kind_of is str else _number(raw, key, kind_of, None)
-        if key in PAGE_RANGES and not PAGE_RANGES[key][0] <= parsed <= PAGE_RANGES[key][1]:
-            low, high = PAGE_RANGES[key]
-            raise RequestError(f"{key}: {low:g}..{high:g} on this board, got {parsed}")
-        options.append((key, parsed))
-        if key == "weights":
-            allowed.check_network(game, str(value))
+        if kind_of is str:
+            if key == "weights":
+                allowed.check_network(game, str(value))
+            options.append((key, str(value)))
+            continue
+        number = _number(raw, key, kind_of, None)
+        low, high = PAGE_RANGES.get(key, (-math.inf, math.inf))
+        if not low <= number <= high:
+            raise RequestError(f"{key}: {low:g}..{high:g} on this board, got {number}")
+        options.append((key, number))
     if not any(key == "player" for key, _ in options):
         options.insert(0, ("player", "auto"))
     return Opponent(kind="builtin", options=tuple(options))
