@@ -179,6 +179,28 @@ def test_selfplay_is_one_search_many_per_move_and_reproducible(monkeypatch):
     assert [s.probs.tolist() for s in other] != [s.probs.tolist() for s in samples]
 
 
+@pytest.mark.parametrize("game_name", ["gomoku", "chess"])
+def test_selfplay_searches_like_the_played_mcts_but_for_its_own_settings(game_name):
+    """What trains is what plays: self-play's MCTS is the played one (tuned FPU and policy
+    temperature, the threat solver, the game's leaf-value wrapper) plus only root noise,
+    its playouts and its batch."""
+    from dataclasses import replace as changed
+
+    from engine.players import PlayerOptions, make_searcher
+    from engine.train.selfplay import selfplay_searchers
+    game = get_game(game_name) if game_name == "chess" else get_game("gomoku", width=15)
+    weights = "chess-dagger3-res6x64" if game_name == "chess" else "gomoku-dagger2-res6x32"
+    played = make_searcher(game, PlayerOptions(player="mcts", weights=weights))
+    config = SelfPlayConfig(playouts=300, leaves_per_batch=8, dirichlet_epsilon=0.3)
+    full, fast = selfplay_searchers(game, played.evaluator.inner if game_name == "chess" else played.evaluator, config)
+    assert fast is None and full.config.noise and full.config.dirichlet_epsilon == 0.3
+    assert changed(full.config, noise=False, dirichlet_epsilon=0.25, default_nodes=800,
+                   leaves_per_batch=16) == played.config
+    assert type(full.evaluator) is type(played.evaluator)       # chess: mop-up over the network
+    if game_name == "gomoku":
+        assert full.config.threat_nodes > 0 and full.config.fpu_reduction == 0.25
+
+
 def test_chess_selfplay_stops_at_the_ply_cap_with_a_draw(chess_net):
     samples = selfplay_batch(CHESS, chess_net, 2, SelfPlayConfig(playouts=8, max_plies=10), seed=1)
     assert len(samples) == 20 and {s.value for s in samples} == {0}

@@ -18,7 +18,8 @@ from engine.players.options import PLAYER_NAMES, PlayerOptions
 from engine.search.limits import Searcher
 
 __all__ = ["build_player", "make_searcher", "resolve_player", "BuiltPlayer", "PlayerBuildError",
-           "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator"]
+           "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator", "mcts_config", "mcts_evaluator",
+           "with_game_knowledge"]
 
 FALLBACK_PLAYERS: tuple[str, ...] = ("alphabeta", "random")   # tried in order when a player fails
 
@@ -158,21 +159,36 @@ def network_evaluator(game: Game, weights: str, options: PlayerOptions, **overri
 def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     """MCTS over the network named by options (or shipped); the heuristic evaluator when
     there is no network at all, so `--player mcts` always plays."""
-    from engine.search.mcts import MCTS, MCTSConfig, tree_node_budget
+    from engine.search.mcts import MCTS
+    return MCTS(mcts_evaluator(game, options, notes), mcts_config(game, options, notes))
 
+
+def mcts_evaluator(game: Game, options: PlayerOptions, notes: Notes) -> Any:
+    """The evaluator MCTS plays with: the network (warmed up) under the game's leaf-value
+    wrapper, or the heuristic evaluator when there is no network."""
     weights = resolve_network(game.name, options.weights)
-    evaluator: Any
     if weights is None:
         from engine.evaluators import heuristic_evaluator
         notes.append(f"no {game.name} network: mcts plays with the heuristic evaluator")
-        evaluator = heuristic_evaluator(game)
-    else:
-        evaluator = network_evaluator(game, weights, options)
-        if game.endgames is not None:
-            evaluator = load_named(game.endgames)(evaluator)
-        # The first network run is slow (allocation, kernel choice): pay it here, at UCI
-        # isready / Gomocup START, not out of the first move's budget.
-        evaluator.evaluate([game.initial_state()])
+        return heuristic_evaluator(game)
+    evaluator = with_game_knowledge(game, network_evaluator(game, weights, options))
+    # The first network run is slow (allocation, kernel choice): pay it here, at UCI
+    # isready / Gomocup START, not out of the first move's budget.
+    evaluator.evaluate([game.initial_state()])
+    return evaluator
+
+
+def with_game_knowledge(game: Game, evaluator: Any) -> Any:
+    """A network evaluator under the game's leaf-value wrapper (chess: mop-up endgames), as
+    the played MCTS sees it; self-play wraps its evaluator the same way."""
+    return load_named(game.endgames)(evaluator) if game.endgames is not None else evaluator
+
+
+def mcts_config(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
+    """The MCTSConfig the played MCTS searches with: options, the game's tuned settings and
+    its threat solver.  Self-play starts from this and adds only its own settings."""
+    from engine.search.mcts import MCTSConfig, tree_node_budget
+    notes = [] if notes is None else notes
     tuned = MCTS_TUNED.get(game.name, {})
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
@@ -180,14 +196,13 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
     threats = options.threat_solver == "on" and (
         MCTS_THREAT_NODES.get(game.name, 0) == 0 or _threat_solver_loads(notes))
-    config = MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
-                        default_nodes=options.nodes or MCTSConfig.default_nodes,
-                        max_tree_nodes=tree_node_budget(options.hash_mb),
-                        threat_nodes=MCTS_THREAT_NODES.get(game.name, 0) if threats else 0,
-                        vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 and threats else 0,
-                        vct_share=vct_share,
-                        fpu_reduction=fpu, policy_temperature=temperature)
-    return MCTS(evaluator, config)
+    return MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
+                      default_nodes=options.nodes or MCTSConfig.default_nodes,
+                      max_tree_nodes=tree_node_budget(options.hash_mb),
+                      threat_nodes=MCTS_THREAT_NODES.get(game.name, 0) if threats else 0,
+                      vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 and threats else 0,
+                      vct_share=vct_share,
+                      fpu_reduction=fpu, policy_temperature=temperature)
 
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.

@@ -7,7 +7,8 @@ the caller writes the shard (engine/train/jobs.py).  The same inputs give the sa
 samples on the same machine and backend: every random choice (root noise, temperature
 sampling) is drawn from generators seeded by (seed, game index).
 
-Per move: root visit counts (SearchResult.visits) normalised are the policy target;
+The searchers are the played MCTS's (`selfplay_searchers`: what trains is what plays), plus
+the self-play-only settings.  Per move: root visit counts (SearchResult.visits) normalised are the policy target;
 the move played is sampled from visits^(1/T) with T = 1 for the first
 `temperature_plies` plies and is the search's best move after that (a proven win is
 always played).  Values are filled in from each game's final outcome.  Chess games
@@ -22,18 +23,19 @@ went on not to lose (false resignations).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine.games.base import Outcome
-from engine.search.mcts import MCTS, MCTSConfig
+from engine.search.mcts import MCTS
 from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
 from engine.types import Limits, SearchResult
 
-__all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed"]
+__all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed",
+           "selfplay_searchers"]
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,23 @@ def _choose(result: SearchResult, visits: np.ndarray, state: Any, sample: bool,
     return state.legal_moves()[int(rng.choice(visits.size, p=visits / visits.sum()))]
 
 
+def selfplay_searchers(game: Any, evaluator: Any, config: SelfPlayConfig) -> tuple[MCTS, MCTS | None]:
+    """The full-search MCTS and (with playout-cap randomisation) the fast one: the played
+    MCTS's settings for this game (engine.players.mcts_config: tuned FPU and policy
+    temperature, the threat solver and its proven results) over the evaluator the player
+    sees (the game's leaf-value wrapper, e.g. chess mop-up), plus only what self-play adds:
+    root noise, no move temperature inside the search, its playouts and batch, its c_init."""
+    from engine.players import PlayerOptions
+    from engine.players.build import mcts_config, with_game_knowledge
+    played = mcts_config(game, PlayerOptions(player="mcts", cpuct=config.c_init, batch=config.leaves_per_batch))
+    evaluator = with_game_knowledge(game, evaluator)
+    full = MCTS(evaluator, replace(played, noise=True, dirichlet_alpha=config.dirichlet_alpha,
+                                   dirichlet_epsilon=config.dirichlet_epsilon, temperature=0.0,
+                                   default_nodes=config.playouts))
+    fast = (MCTS(evaluator, replace(played, temperature=0.0)) if config.full_search_share < 1.0 else None)
+    return full, fast
+
+
 def selfplay_batch(spec: GameSpec, weights: str | Path | None, n_games: int,
                    config: SelfPlayConfig = SelfPlayConfig(), seed: int = 0, *,
                    evaluator: Any = None) -> list[Sample]:
@@ -153,13 +172,8 @@ def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
         evaluator = NetworkEvaluator(str(weights), device=config.device, backend=config.backend,
                                      threads=config.threads, expect_game=spec.name,
                                      max_batch=max(64, n_games * config.leaves_per_batch))
-    mcts = MCTS(evaluator, MCTSConfig(
-        c_init=config.c_init, leaves_per_batch=config.leaves_per_batch, noise=True,
-        dirichlet_alpha=config.dirichlet_alpha, dirichlet_epsilon=config.dirichlet_epsilon,
-        temperature=0.0, default_nodes=config.playouts))
-    capped = config.full_search_share < 1.0
-    fast = MCTS(evaluator, MCTSConfig(c_init=config.c_init, leaves_per_batch=config.leaves_per_batch,
-                                      temperature=0.0)) if capped else None
+    mcts, fast = selfplay_searchers(game, evaluator, config)
+    capped = fast is not None
     fast_limits = Limits(nodes=config.fast_playouts or max(1, config.playouts // 4))
     max_plies = config.max_plies if config.max_plies is not None else game.max_plies
     limits = Limits(nodes=config.playouts)
