@@ -166,3 +166,42 @@ def test_uci_server_starts_without_numpy():
     probe = "import protocols.uci, engine.players, engine.nn.codecs\nimport sys\nprint('numpy' in sys.modules)\n"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+class _Named:
+    """A searcher stand-in that says who answered."""
+
+    def __init__(self, name: str):
+        self.name, self.new_games = name, 0
+
+    def new_game(self) -> None:
+        self.new_games += 1
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        return self.name
+
+
+def test_clock_switch_gives_bullet_moves_to_the_fast_searcher_and_the_rest_to_the_slow():
+    from engine.players.clock_switch import ClockSwitch
+    from engine.types import Limits
+    switch = ClockSwitch(_Named("mcts"), _Named("alphabeta"), fast_below=0.15)
+    state = get_game("chess").initial_state()
+    assert switch.search(state, Limits(time=0.1, soft_time=0.03)) == "alphabeta"     # 1+0.01
+    assert switch.search(state, Limits(time=0.9, soft_time=0.3)) == "mcts"           # 10+0.1
+    assert switch.search(state, Limits(time=0.97)) == "mcts"                          # movetime 1000
+    assert switch.search(state, Limits(time=0.05)) == "alphabeta"                     # movetime 50
+    for untimed in (Limits(nodes=400), Limits(depth=6), Limits(infinite=True)):
+        assert switch.search(state, untimed) == "mcts"
+    switch.new_game()
+    assert switch.slow.new_games == switch.fast.new_games == 1
+
+
+def test_player_auto_with_the_chess_network_is_mcts_that_hands_bullet_moves_to_alphabeta():
+    from engine.players.build import AUTO_ALPHABETA_BELOW
+    from engine.players.clock_switch import ClockSwitch
+    built = build_player(get_game("chess"), PlayerOptions(player="auto"))
+    assert isinstance(built.searcher, ClockSwitch) and built.player == "mcts"
+    assert isinstance(built.searcher.slow, MCTS) and isinstance(built.searcher.fast, AlphaBeta)
+    assert built.searcher.fast_below == AUTO_ALPHABETA_BELOW["chess"]
+    mcts = build_player(get_game("chess"), PlayerOptions(player="mcts"))
+    assert isinstance(mcts.searcher, MCTS)          # asked for by name: MCTS at every clock

@@ -58,12 +58,18 @@ def resolve_player(game: Game, options: PlayerOptions) -> PlayerOptions:
 def make_searcher(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Searcher:
     """The searcher `options` asks for, no fallback; raises ValueError (one line) when it
     cannot play `game`.  notes: where a builder reports what it chose instead (e.g. no network)."""
-    options = resolve_player(game, options)
-    builder = _BUILDERS.get(options.player)
+    notes = [] if notes is None else notes
+    resolved = resolve_player(game, options)
+    builder = _BUILDERS.get(resolved.player)
     if builder is None:
         raise UnknownPlayerError(
-            f"unknown player {options.player!r} (expected one of {', '.join(PLAYER_NAMES)})")
-    return builder(game, options, [] if notes is None else notes)
+            f"unknown player {resolved.player!r} (expected one of {', '.join(PLAYER_NAMES)})")
+    searcher = builder(game, resolved, notes)
+    fast_below = AUTO_ALPHABETA_BELOW.get(game.name)
+    if options.player == "auto" and resolved.player == "mcts" and fast_below is not None:
+        from engine.players.clock_switch import ClockSwitch
+        searcher = ClockSwitch(searcher, _alphabeta(game, resolved, notes), fast_below)
+    return searcher
 
 
 def build_player(game: Game, options: PlayerOptions, *, fallbacks: tuple[str, ...] = FALLBACK_PLAYERS,
@@ -204,6 +210,11 @@ def mcts_config(game: Game, options: PlayerOptions, notes: Notes | None = None) 
                       vct_share=vct_share,
                       fpu_reduction=fpu, policy_temperature=temperature)
 
+
+# Player auto with a network: alpha-beta for moves planned below this many seconds, MCTS
+# above (engine/players/clock_switch.py; the matches that set it: docs/measurements/player-auto.md).
+# A game absent here plays MCTS at every clock.
+AUTO_ALPHABETA_BELOW: dict[str, float] = {"chess": 0.15}
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
