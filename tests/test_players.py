@@ -196,12 +196,14 @@ def test_clock_switch_gives_bullet_moves_to_the_fast_searcher_and_the_rest_to_th
     assert switch.slow.new_games == switch.fast.new_games == 1
 
 
-def test_player_auto_with_the_chess_network_is_mcts_that_hands_bullet_moves_to_alphabeta():
-    from engine.players.build import AUTO_ALPHABETA_BELOW
+def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_threshold(monkeypatch):
+    from engine.players import build
     from engine.players.clock_switch import ClockSwitch
+    assert isinstance(build_player(get_game("chess"), PlayerOptions(player="auto")).searcher, MCTS)
+    monkeypatch.setitem(build.AUTO_ALPHABETA_BELOW, "chess", 0.15)
     built = build_player(get_game("chess"), PlayerOptions(player="auto"))
     assert isinstance(built.searcher, ClockSwitch) and built.player == "mcts"
     assert isinstance(built.searcher.slow, MCTS) and isinstance(built.searcher.fast, AlphaBeta)
-    assert built.searcher.fast_below == AUTO_ALPHABETA_BELOW["chess"]
+    assert built.searcher.fast_below == 0.15
     mcts = build_player(get_game("chess"), PlayerOptions(player="mcts"))
     assert isinstance(mcts.searcher, MCTS)          # asked for by name: MCTS at every clock
