@@ -184,7 +184,7 @@ def free_evaluator_overhead(searcher: Any, positions: Sequence[tuple[str, State]
     from engine.evaluators import UniformEvaluator
     from engine.search.mcts import MCTS
 
-    free = MCTS(UniformEvaluator(), replace(searcher.config, threat_nodes=0, root_tactics=False))
+    free = MCTS(UniformEvaluator(), replace(searcher.config, root_tactics=False))   # no prover
     nodes, seconds = 0, 0.0
     for _, state in positions:
         result, elapsed = timed_search(free, state, limits)

@@ -492,9 +492,11 @@ def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
     from engine.players import PlayerOptions, build
     game = get_game("gomoku", width=9)
     auto = build.make_searcher(game, PlayerOptions(player="mcts"))
-    assert auto.config.vct_nodes == build.MCTS_VCT_NODES["gomoku"] > 0
-    assert auto._prover is not None and auto._prover.vct_share == auto.config.vct_share
+    assert auto.prover is not None and auto.prover.vct_nodes == build.MCTS_VCT_NODES["gomoku"] > 0
+    assert auto.prover.vct_share == build.MCTS_TUNED["gomoku"]["vct_share"]
     monkeypatch.setitem(build.MCTS_TUNED, "gomoku", {"vct_share": 0.6})
-    assert build.make_searcher(game, PlayerOptions(player="mcts"))._prover.vct_share == 0.6
+    assert build.make_searcher(game, PlayerOptions(player="mcts")).prover.vct_share == 0.6
     off = build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.0))
-    assert off.config.vct_nodes == 0 and off._prover.vct_nodes == 0
+    assert off.prover.vct_nodes == 0
+    chess = build.make_searcher(get_game("chess"), PlayerOptions(player="mcts"))
+    assert chess.prover is None                   # a game without a solver gets none

@@ -280,7 +280,7 @@ def test_the_threats_option_switches_the_solver_off_in_both_built_searchers():
         state, Limits(depth=1))
     assert blind.info is None or blind.info.mate_plies is None
     mcts = make_searcher(state.game, PlayerOptions(player="mcts", threat_solver="off"))
-    assert mcts.config.threat_nodes == mcts.config.vct_nodes == 0 and mcts._prover is None
+    assert mcts.prover is None
 
 
 def test_alphabeta_restricts_the_root_to_moves_that_stop_the_opponents_vcf():
@@ -303,7 +303,7 @@ class Uniform:
 
 def test_mcts_proves_the_root_win_and_plays_it():
     name, state, _, _ = VCF[0]
-    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=500, leaves_per_batch=4))
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, leaves_per_batch=4), prover=TreeProver(500, 40 * 500))
     result = mcts.search(state, Limits(nodes=50))
     assert result.info is not None and result.info.mate_plies is not None and result.info.mate_plies > 0
     after = state.play(result.best_move)
@@ -314,7 +314,7 @@ def test_mcts_proves_losing_root_moves_against_the_opponents_vcf():
     for name, state, kind, tempting in REFUTE:
         if ThreatSolver(state.game).vcf(state, nodes=50_000).line is not None:
             continue
-        mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=1000, leaves_per_batch=4))
+        mcts = MCTS(Uniform(), MCTSConfig(seed=1, leaves_per_batch=4), prover=TreeProver(1000, 40 * 1000))
         result = mcts.search(state, Limits(nodes=64))
         root = mcts._roots[0]
         assert root is not None and root.proven is not None
@@ -356,7 +356,7 @@ def test_mcts_exact_values_from_the_solver_are_right():
             break                           # and the defender has no VCF of his own
     else:
         pytest.fail("no position to try")
-    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=500, leaves_per_batch=4, root_tactics=False))
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, leaves_per_batch=4, root_tactics=False), prover=TreeProver(500, 40 * 500))
     result = mcts.search(before, Limits(nodes=200))
     root = mcts._roots[0]
     assert root is not None and root.proven is not None and (root.proven < 0).any()
@@ -415,7 +415,7 @@ def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
     game, state = _vct_threat_defender_to_move()
     solver = ThreatSolver(game)
     assert solver.vcf(state, nodes=50_000).line is None and solver.defences(state).threat is None
-    mcts = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=100, vct_nodes=20_000, leaves_per_batch=4))
+    mcts = MCTS(Uniform(), MCTSConfig(seed=1, leaves_per_batch=4), prover=TreeProver(100, 4000, vct_nodes=20_000))
     result = mcts.search(state, Limits(nodes=64))
     root = mcts._roots[0]
     assert root is not None and root.proven is not None
@@ -425,7 +425,7 @@ def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
         assert ThreatSolver(game).vct(state.play(move), nodes=50_000).line is not None
     assert result.best_move not in lost
     assert result.best_move in {game.index(x, y) for x, y in ((11, 6), (9, 8), (7, 10))}
-    no_vct = MCTS(Uniform(), MCTSConfig(seed=1, threat_nodes=100, leaves_per_batch=4))
+    no_vct = MCTS(Uniform(), MCTSConfig(seed=1, leaves_per_batch=4), prover=TreeProver(100, 4000))
     no_vct.search(state, Limits(nodes=64))
     assert no_vct._roots[0].proven is None or not (no_vct._roots[0].proven < 0).any()
 
@@ -516,9 +516,10 @@ def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():
                 out.append(Evaluation(priors=priors / priors.sum(), value=0.0))
             return out
 
-    config = MCTSConfig(seed=1, threat_nodes=30, vct_nodes=1000, vct_share=0.01, leaves_per_batch=4)
-    result = MCTS(Favourite(), config).search(state, Limits(time=3.0))
+    config = MCTSConfig(seed=1, leaves_per_batch=4)
+    prover = lambda: TreeProver(30, 1200, vct_nodes=1000, vct_share=0.01)  # noqa: E731
+    result = MCTS(Favourite(), config, prover=prover()).search(state, Limits(time=3.0))
     assert result.best_move != played and result.value > -1.0
     assert not ThreatSolver(state.game).vct_after(state, result.best_move, nodes=4000).win
-    untimed = MCTS(Favourite(), config).search(state, Limits(nodes=200))
+    untimed = MCTS(Favourite(), config, prover=prover()).search(state, Limits(nodes=200))
     assert untimed.best_move == played          # nodes only: no clock to keep time from, no check

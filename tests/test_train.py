@@ -197,8 +197,11 @@ def test_selfplay_searches_like_the_played_mcts_but_for_its_own_settings(game_na
     assert changed(full.config, noise=False, dirichlet_epsilon=0.25, default_nodes=800,
                    leaves_per_batch=16) == played.config
     assert type(full.evaluator) is type(played.evaluator)       # chess: mop-up over the network
+    assert type(full.prover) is type(played.prover) and (full.prover is None or full.prover is not played.prover)
     if game_name == "gomoku":
-        assert full.config.threat_nodes > 0 and full.config.fpu_reduction == 0.25
+        assert full.prover is not None and vars(full.prover).keys() == vars(played.prover).keys()
+        assert (full.prover.leaf_nodes, full.prover.vct_nodes) == (played.prover.leaf_nodes, played.prover.vct_nodes)
+        assert full.config.fpu_reduction == 0.25
 
 
 def test_chess_selfplay_stops_at_the_ply_cap_with_a_draw(chess_net):

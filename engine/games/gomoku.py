@@ -139,7 +139,7 @@ class GomokuGame:
     max_plies: int | None = None  # a full board ends the game
     heuristic = "engine.evaluators:GomokuHeuristicEvaluator"
     rollout = "engine.search.uct:gomoku_rollout"
-    endgames: str | None = None   # the threat solver plays that part (MCTSConfig.threat_nodes)
+    endgames: str | None = None   # the threat solver plays that part (engine.players.build.mcts_prover)
     bench_depth = 9               # about 10 s on one free core (measured 2026-11)
 
     def __init__(self, width: int = 15, height: int | None = None, rule: str = "freestyle"):

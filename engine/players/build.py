@@ -18,7 +18,7 @@ from engine.players.options import PLAYER_NAMES, PlayerOptions
 from engine.search.limits import Searcher
 
 __all__ = ["build_player", "make_searcher", "resolve_player", "BuiltPlayer", "PlayerBuildError",
-           "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator", "mcts_config", "mcts_evaluator",
+           "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator", "mcts_config", "mcts_evaluator", "mcts_prover",
            "with_game_knowledge"]
 
 FALLBACK_PLAYERS: tuple[str, ...] = ("alphabeta", "random")   # tried in order when a player fails
@@ -166,7 +166,8 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     """MCTS over the network named by options (or shipped); the heuristic evaluator when
     there is no network at all, so `--player mcts` always plays."""
     from engine.search.mcts import MCTS
-    return MCTS(mcts_evaluator(game, options, notes), mcts_config(game, options, notes))
+    return MCTS(mcts_evaluator(game, options, notes), mcts_config(game, options),
+                prover=mcts_prover(game, options, notes))
 
 
 def mcts_evaluator(game: Game, options: PlayerOptions, notes: Notes) -> Any:
@@ -190,25 +191,32 @@ def with_game_knowledge(game: Game, evaluator: Any) -> Any:
     return load_named(game.endgames)(evaluator) if game.endgames is not None else evaluator
 
 
-def mcts_config(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
-    """The MCTSConfig the played MCTS searches with: options, the game's tuned settings and
-    its threat solver.  Self-play starts from this and adds only its own settings."""
+def mcts_config(game: Game, options: PlayerOptions) -> Any:
+    """The MCTSConfig the played MCTS searches with: options and the game's tuned settings.
+    Self-play starts from this and adds only its own settings."""
     from engine.search.mcts import MCTSConfig, tree_node_budget
-    notes = [] if notes is None else notes
     tuned = MCTS_TUNED.get(game.name, {})
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
-    vct_share = options.vct_share if options.vct_share is not None else tuned.get("vct_share", MCTSConfig.vct_share)
-    threats = options.threat_solver == "on" and (
-        MCTS_THREAT_NODES.get(game.name, 0) == 0 or _threat_solver_loads(notes))
     return MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                       default_nodes=options.nodes or MCTSConfig.default_nodes,
                       max_tree_nodes=tree_node_budget(options.hash_mb),
-                      threat_nodes=MCTS_THREAT_NODES.get(game.name, 0) if threats else 0,
-                      vct_nodes=MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 and threats else 0,
-                      vct_share=vct_share,
                       fpu_reduction=fpu, policy_temperature=temperature)
+
+
+def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
+    """The game's solver for MCTS (gomoku: the threat solver, with its leaf, root and VCT
+    budgets), or None: a game without one, the solver switched off, or its core missing
+    (said in notes).  A new one per MCTS: it keeps per-search state."""
+    leaf_nodes = MCTS_THREAT_NODES.get(game.name, 0)
+    if leaf_nodes <= 0 or options.threat_solver != "on" or not _threat_solver_loads([] if notes is None else notes):
+        return None
+    from engine.search.threats import TreeProver
+    vct_share = options.vct_share if options.vct_share is not None else MCTS_TUNED.get(game.name, {}).get(
+        "vct_share", DEFAULT_VCT_SHARE)
+    vct_nodes = MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 else 0
+    return TreeProver(leaf_nodes, 40 * leaf_nodes, vct_nodes, vct_share)
 
 
 # Player auto with a network: alpha-beta for moves planned below this many seconds, MCTS
@@ -218,6 +226,7 @@ def mcts_config(game: Game, options: PlayerOptions, notes: Notes | None = None) 
 AUTO_ALPHABETA_BELOW: dict[str, float] = {}
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
+DEFAULT_VCT_SHARE = 0.3   # of the time left, at most, for the root's VCT checks
 MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 # ... and per VCT search at the root (the root's own VCT, the opponent's after each move tried).
 MCTS_VCT_NODES: dict[str, int] = {"gomoku": 1000}

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.search.limits import Stopper
+from engine.search.prover import Prover
 from engine.search.tree import (Node, Tree, best_child, pv_moves, ranked_children, scan_root_tactics,
                                searchmoves_mask)
 from engine.types import Evaluation, Limits, Move, SearchInfo, SearchResult
@@ -85,9 +86,6 @@ class MCTSConfig:
     formula: str = "puct"
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
-    threat_nodes: int = 0   # gomoku threat solver: nodes per new leaf (x40 at the root); 0 = off
-    vct_nodes: int = 0      # ... and per VCT search at the root (threat_nodes > 0 only); 0 = no VCT
-    vct_share: float = 0.3  # ... taking at most this share of the time left
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -106,19 +104,16 @@ def _dirichlet_alpha(state, n_moves: int, configured: float | None) -> float:
 class MCTS:
     """Implements the Searcher protocol, plus `search_many` for lockstep self-play."""
 
-    def __init__(self, evaluator, config: MCTSConfig | None = None, *,
+    def __init__(self, evaluator, config: MCTSConfig | None = None, *, prover: Prover | None = None,
                  clock: Callable[[], float] = time.monotonic):
-        """clock: what the Stopper reads (tests pass a scripted one)."""
+        """prover: a game's solver, whose proven results become exact node values
+        (engine/search/prover.py); clock: what the Stopper reads (tests pass a scripted one)."""
         self.evaluator = evaluator
         self.config = config or MCTSConfig()
+        self.prover = prover
         self._clock = clock
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
         self._answers: list[Move | None] = []  # per slot: the move that search answered
-        self._prover = None
-        if self.config.threat_nodes > 0:
-            from engine.search.threats import TreeProver
-            self._prover = TreeProver(self.config.threat_nodes, 40 * self.config.threat_nodes,
-                                      self.config.vct_nodes, self.config.vct_share)
         self.last_stop = ""                    # why the last search ended (tree 0)
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.
@@ -153,7 +148,7 @@ class MCTS:
         trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves, stopper)
-        held = self._prover.verify_reserve([t.root for t in trees], stopper) if self._prover is not None else 0.0
+        held = self.prover.verify_reserve([t.root for t in trees], stopper) if self.prover is not None else 0.0
         stopper.hold_back(held)
         node_limit = limits.nodes if not limits.infinite else None
         next_info = INFO_INTERVAL
@@ -187,10 +182,10 @@ class MCTS:
                     on_info(info)
                 next_info = stopper.elapsed() + INFO_INTERVAL
         self.last_stop = decided.get(id(trees[0])) or self._stop_reason(trees[0], stopper, node_limit)
-        if held > 0.0 and self._prover is not None:
+        if held > 0.0 and self.prover is not None:
             stopper.give_back()
             for tree in trees:
-                self._prover.verify_choice(tree.root, partial(best_child, tree.root, tree.root_mask, 0.0, None),
+                self.prover.verify_choice(tree.root, partial(best_child, tree.root, tree.root_mask, 0.0, None),
                                            stopper)
         results = [self._result(t, stopper.elapsed()) for t in trees]
         self._answers = [r.best_move for r in results]
@@ -300,8 +295,8 @@ class MCTS:
                 root.raw_prior = None
             if self.config.root_tactics:
                 scan_root_tactics(root, _tactics_cutoff(stopper))
-            if self._prover is not None:
-                self._prover.prove_root(root, stopper)
+            if self.prover is not None:
+                self.prover.prove_root(root, stopper)
 
     def _add_noise(self, tree: Tree) -> None:
         root = tree.root
@@ -412,8 +407,8 @@ class MCTS:
             evaluations = [_tempered(e, inverse_t) for e in evaluations]
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
-            if self._prover is not None:
-                self._prover.prove_leaf(leaf)
+            if self.prover is not None:
+                self.prover.prove_leaf(leaf)
         return len(unique)
 
     @staticmethod

@@ -135,13 +135,15 @@ def selfplay_searchers(game: Any, evaluator: Any, config: SelfPlayConfig) -> tup
     sees (the game's leaf-value wrapper, e.g. chess mop-up), plus only what self-play adds:
     root noise, no move temperature inside the search, its playouts and batch, its c_init."""
     from engine.players import PlayerOptions
-    from engine.players.build import mcts_config, with_game_knowledge
-    played = mcts_config(game, PlayerOptions(player="mcts", cpuct=config.c_init, batch=config.leaves_per_batch))
+    from engine.players.build import mcts_config, mcts_prover, with_game_knowledge
+    options = PlayerOptions(player="mcts", cpuct=config.c_init, batch=config.leaves_per_batch)
+    played = mcts_config(game, options)
     evaluator = with_game_knowledge(game, evaluator)
     full = MCTS(evaluator, replace(played, noise=True, dirichlet_alpha=config.dirichlet_alpha,
                                    dirichlet_epsilon=config.dirichlet_epsilon, temperature=0.0,
-                                   default_nodes=config.playouts))
-    fast = (MCTS(evaluator, replace(played, temperature=0.0)) if config.full_search_share < 1.0 else None)
+                                   default_nodes=config.playouts), prover=mcts_prover(game, options))
+    fast = (MCTS(evaluator, replace(played, temperature=0.0), prover=mcts_prover(game, options))
+            if config.full_search_share < 1.0 else None)
     return full, fast
 
 

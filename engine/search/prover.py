@@ -1,0 +1,27 @@
+"""What a game's solver offers MCTS: exact results for positions it can prove.
+
+MCTS knows no game.  A game that has a solver (gomoku's threat solver,
+engine/search/threats.py TreeProver) hands MCTS an object with these four calls, and the
+player layer (engine/players/build.py) decides which game gets one and with what budgets.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol, Sequence
+
+from engine.search.limits import Stopper
+
+__all__ = ["Prover"]
+
+
+class Prover(Protocol):
+    def prove_root(self, root: Any, stopper: Stopper | None = None) -> None:
+        """Before the search: mark root moves proven won or lost (node.proven / node.solved)."""
+
+    def prove_leaf(self, leaf: Any) -> None:
+        """A new leaf: mark it solved when its side to move has a forced win."""
+
+    def verify_reserve(self, roots: Sequence[Any], stopper: Stopper | None) -> float:
+        """Seconds of the budget to keep back for verify_choice (0: none)."""
+
+    def verify_choice(self, root: Any, choose: Callable[[], int], stopper: Stopper | None) -> None:
+        """After the search: check the chosen move (choose() gives its index); may prove it lost."""
