@@ -14,8 +14,9 @@ from typing import Sequence
 from engine.games.base import GameSetupError, IllegalMoveError
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
+from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
-__all__ = ["move_budget", "keep_back_latency", "LATENCY_FACTOR", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
+__all__ = ["move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
@@ -23,7 +24,6 @@ DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
 MOVE_COST_MS = 20.0               # what a move costs the match clock outside the search (reserved per later move)
-LATENCY_FACTOR, MAX_LATENCY_SHARE = 2.0, 0.3   # measured answer latency kept back, within a share
 MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
 
@@ -76,11 +76,11 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
 def keep_back_latency(limits: Limits, latency_ms: float) -> Limits:
     """Limits with LATENCY_FACTOR times the brain's measured answer latency (how late its
     answers came out past their budget: stop latency, a busy machine's stalls) taken off
-    the time, within MAX_LATENCY_SHARE of it: once for what the brain sees, once for what
-    it cannot (pipes, waiting for a core).  Instant moves are left alone."""
+    the time, within MOVETIME_MAX_RESERVE of it: UCI's movetime rule (protocols/timeman.py),
+    with its constants.  Instant moves are left alone."""
     if limits.time is None or limits.time <= INSTANT_S or latency_ms <= 0:
         return limits
-    hard = max(limits.time - LATENCY_FACTOR * latency_ms / 1000.0, (1.0 - MAX_LATENCY_SHARE) * limits.time)
+    hard = max(limits.time - LATENCY_FACTOR * latency_ms / 1000.0, (1.0 - MOVETIME_MAX_RESERVE) * limits.time)
     soft = None if limits.soft_time is None else min(limits.soft_time, hard)
     return replace(limits, time=hard, soft_time=soft)
 
