@@ -16,6 +16,7 @@ import click
 from arena.config import ConfigError, TournamentConfig, build_config, load_toml
 from arena.openings import OpeningError
 from arena.store import Store, StoreError
+from engine.games.gomoku import RULES as GOMOKU_RULES
 
 __all__ = ["main"]
 
@@ -56,7 +57,7 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML file; flags override it.")
 @click.option("--game", type=click.Choice(["chess", "gomoku"]), default=None)
 @click.option("--board", "boards", default=None, help="Gomoku board sizes, e.g. 9,15,20.")
-@click.option("--rule", type=click.Choice(["freestyle", "standard"]), default=None)
+@click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default=None)
 @click.option("--engine", "engines", multiple=True,
               help="random | alphabeta:depth=3 | 'name=sf,cmd=stockfish,proto=uci,option.Hash=16' (repeat).")
 @click.option("--games", type=click.IntRange(min=1), default=None, help="Games per pairing (per board size).")

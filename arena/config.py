@@ -26,14 +26,13 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = ["ConfigError", "EngineSpec", "Adjudication", "SprtSpec", "TournamentConfig",
-           "parse_engine", "parse_kv", "load_toml", "build_config", "BUILTIN_SETTINGS", "RULE_BITS"]
+           "parse_engine", "parse_kv", "load_toml", "build_config", "BUILTIN_SETTINGS"]
 
 # Built-in player settings -> `engine uci|gomocup` flags, one per player option
 # (engine/players/options.py) except the player itself, which has its own key.
 BUILTIN_SETTINGS: dict[str, str] = {spec.key: f"--{spec.key}" for spec in PLAYER_OPTIONS
                                     if spec.name != "player"}
 LIMIT_KEYS = ("depth", "nodes", "movetime")     # per-engine search limits
-RULE_BITS = {"freestyle": 0, "standard": 1}     # Gomocup INFO rule
 PROTOCOLS = ("uci", "gomocup")
 
 

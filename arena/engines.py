@@ -17,7 +17,8 @@ import chess
 import chess.engine
 
 from arena.clock import Clock, MoveLimits
-from arena.config import RULE_BITS, EngineSpec
+from arena.config import EngineSpec
+from engine.games.gomoku import RULE_CODES
 from protocols.gomocup_client import (GomocupClient, GomocupClientError, GomocupCrashed,
                                       GomocupError, GomocupTimeout)
 
@@ -152,7 +153,7 @@ class GomocupPlayer:
             self.client.info("timeout_match", int(limits.match_time * 1000) if limits.match_time else 0)
             self.client.info("max_memory", (limits.max_memory_mb or 0) * 2**20)
             self.client.info("game_type", 1)
-            self.client.info("rule", RULE_BITS[rule])
+            self.client.info("rule", RULE_CODES[rule])
             for key, value in self.spec.options:
                 self.client.info(key, value)
         except GomocupClientError as exc:

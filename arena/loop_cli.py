@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import click
 
+from engine.games.gomoku import RULES as GOMOKU_RULES
+
 __all__ = ["loop"]
 
 
 @click.command()
 @click.option("--game", type=click.Choice(["gomoku"]), default="gomoku", show_default=True)
 @click.option("--board", default="9", show_default=True, help="Gomoku boards, comma-separated: 9,11,13.")
-@click.option("--rule", type=click.Choice(["freestyle", "standard"]), default="freestyle", show_default=True)
+@click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default="freestyle", show_default=True)
 @click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
               help="Run directory (loop.json, nets/, selfplay/, train/, arena.sqlite, ratings.png); "
                    "rerun the same command to resume.")

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import click
 
+from engine.games.gomoku import RULES as GOMOKU_RULES
 from engine.players import PLAYER_OPTIONS, OptionSpec, PlayerOptions
 
 __all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
@@ -184,7 +185,7 @@ def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, see
 game_option = click.option("--game", type=click.Choice(["chess", "gomoku"]), required=True)
 board_option = click.option("--board", default=None,
                              help="Gomoku boards, comma-separated: 9,15 or 12x10 (default 15).")
-rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]), default="freestyle",
+rule_option = click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default="freestyle",
                             show_default=True)
 
 
@@ -206,6 +207,12 @@ rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]
 @click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Draw after this many plies.")
 @click.option("--resign", type=click.FloatRange(-1.0, 0.0), default=None,
               help="Resign at this root value or below (off by default).")
+@click.option("--resign-playthrough", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
+              help="Share of games never resigned, to count false resignations.")
+@click.option("--full-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=1.0, show_default=True,
+              help="Playout-cap randomisation: share of moves searched fully and kept as samples.")
+@click.option("--fast-nodes", type=click.IntRange(min=1), default=None,
+              help="Playouts of a fast (not kept) search [nodes / 4].")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--ray", default=None, metavar="ADDRESS",
@@ -215,15 +222,16 @@ rule_option = click.option("--rule", type=click.Choice(["freestyle", "standard"]
 @click.option("--backend", type=click.Choice(["auto", "torch", "onnx"]), default="auto", show_default=True)
 def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
              out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
-             resign: float | None, seed: int, workers: int, ray: str | None, threads: int, device: str,
-             backend: str) -> None:
+             resign: float | None, resign_playthrough: float, full_share: float, fast_nodes: int | None,
+             seed: int, workers: int, ray: str | None, threads: int, device: str, backend: str) -> None:
     """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
     from engine.train.selfplay import SelfPlayConfig
 
     specs = board_specs(game, board, rule)
     settings = SelfPlayConfig(playouts=nodes, leaves_per_batch=leaves, temperature_plies=temp_plies,
                               max_plies=max_plies, resign_value=resign, device=device, backend=backend,
-                              threads=threads)
+                              threads=threads, full_search_share=full_share, fast_playouts=fast_nodes,
+                              resign_playthrough=resign_playthrough)
     generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers, ray=ray)
 
 

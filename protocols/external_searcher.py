@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import chess
 import chess.engine
 
+from engine.games.gomoku import RULE_CODES
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, value_from_cp
 from protocols.gomocup_client import GomocupClient
@@ -24,7 +25,6 @@ __all__ = ["UciSearcher", "GomocupSearcher", "external_searcher", "info_from_uci
 STARTUP_TIMEOUT = 30.0     # seconds to uciok / START's OK
 DEFAULT_MOVETIME = 1.0     # seconds, when the board asks for the player's own budget
 GOMOCUP_TOLERANCE = 2.0    # seconds beyond timeout_turn before a brain counts as hung
-RULE_BITS = {"freestyle": 0, "standard": 1}
 
 
 def info_from_uci(info: chess.engine.InfoDict, elapsed: float) -> SearchInfo | None:
@@ -114,7 +114,7 @@ class GomocupSearcher:
         self.client = GomocupClient(list(argv))
         try:
             self.client.start(game.width, game.height, timeout=STARTUP_TIMEOUT)
-            self.client.info("rule", RULE_BITS[game.rule])
+            self.client.info("rule", RULE_CODES[game.rule])
             self.client.info("game_type", 0)      # the opponent is a person
             self.client.info("timeout_match", 0)
         except BaseException:

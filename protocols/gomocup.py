@@ -24,10 +24,10 @@ Choices the protocol leaves open (documented here, pinned by tests):
 - The brain's colour follows from the stone counts at each move request: as many own
   as opponent stones -> the brain moves first; one opponent stone more -> second.
   Any other count is `ERROR` (not the brain's turn).
-- INFO rule bitmask: bit 1 (exactly five) or bit 4 (renju: exactly five for black)
-  -> "standard", else "freestyle".  Continuous (2), renju forbidden moves (4) and
-  caro (8) are not supported: the brain plays the nearest rule and says so in a
-  `MESSAGE` line before its next move.
+- INFO rule bitmask (engine.games.gomoku.rule_from_code): 4 -> renju (black's forbidden
+  points never played, white wins by forcing black onto one), 8 -> caro, 1 -> exactly
+  five, 0 -> freestyle.  Continuous games (2) are not played: the brain plays the rule
+  without it and says so in a `MESSAGE` line before its next move.
 - No INFO timeout_turn -> DEFAULT_TIMEOUT_TURN_MS (the fastgame setting).
 - SWAP2BOARD is read up to DONE and refused with `ERROR` (swap2 is not supported).
 - A searcher that fails to build falls back to alphabeta, then random (MESSAGE says
@@ -45,14 +45,14 @@ from typing import Callable, TextIO
 
 from engine import __version__
 from engine.games import GameSetupError, get_game
-from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState
+from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState, rule_from_code
 from engine.player import Engine
 from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.search.limits import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
                                      follow_stones, format_message, keep_back_latency, move_budget,
-                                     parse_ints, rule_from_bits)
+                                     parse_ints)
 from protocols.io import LineReader, LineWriter
 from protocols.timeman import LagMeter
 
@@ -161,7 +161,7 @@ class GomocupBrain:
     def _game(self) -> GomokuGame:
         if self._size is None:
             raise ProtocolError("no board yet: send START or RECTSTART first")
-        rule, _ = rule_from_bits(self.settings.rule_bits)
+        rule, _ = rule_from_code(self.settings.rule_bits)
         game = get_game("gomoku", width=self._size[0], height=self._size[1], rule=rule)
         assert isinstance(game, GomokuGame)
         return game
@@ -444,7 +444,7 @@ class GomocupBrain:
         except ValueError:
             return
         if key == "rule":
-            _, note = rule_from_bits(number)
+            _, note = rule_from_code(number)
             if note is not None:
                 self._notes.append(note)
             self.settings.rule_bits = number

@@ -16,7 +16,7 @@ from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
-__all__ = ["move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "rule_from_bits", "format_message", "fallback_move",
+__all__ = ["move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
@@ -83,16 +83,6 @@ def keep_back_latency(limits: Limits, latency_ms: float) -> Limits:
     hard = max(limits.time - LATENCY_FACTOR * latency_ms / 1000.0, (1.0 - MOVETIME_MAX_RESERVE) * limits.time)
     soft = None if limits.soft_time is None else min(limits.soft_time, hard)
     return replace(limits, time=hard, soft_time=soft)
-
-
-def rule_from_bits(bits: int) -> tuple[str, str | None]:
-    """INFO rule bitmask -> (our rule name, a note when part of it is not supported)."""
-    rule = "standard" if bits & (1 | 4) else "freestyle"
-    unsupported = [name for bit, name in ((2, "continuous"), (4, "renju"), (8, "caro")) if bits & bit]
-    note = None
-    if unsupported:
-        note = f"rule {bits}: {', '.join(unsupported)} not supported, playing {rule}"
-    return rule, note
 
 
 def format_message(info: SearchInfo, game: GomokuGame) -> str:

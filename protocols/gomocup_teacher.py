@@ -24,13 +24,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine.games.gomoku import RULE_CODES
 from engine.train.teacher import Advice, Teach, TeacherConfig, soft_target
 from protocols.gomocup_client import (GomocupClient, GomocupClientError, GomocupTimeout, parse_about,
                                       parse_move)
 
-__all__ = ["gomocup_teacher", "parse_eval", "board_stones", "RULE_CODES", "EVAL_SCALE"]
+__all__ = ["gomocup_teacher", "parse_eval", "board_stones", "EVAL_SCALE"]
 
-RULE_CODES = {"freestyle": 0, "standard": 1}   # INFO rule bit mask (PROTOCOLS.md)
 EVAL_SCALE = 200.0   # Rapfi's default ScalingFactor: win rate = sigmoid(eval / 200)
 _NODE_CAP_MS = 60_000       # timeout_turn when the budget is nodes or depth
 _MATCH_MS = 1_000_000_000   # timeout_match: large, never 0 (0 + timeout_turn 0 = unlimited)

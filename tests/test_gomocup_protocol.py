@@ -14,7 +14,7 @@ from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, fallback_move, format_message,
-                                      keep_back_latency, move_budget, rule_from_bits)
+                                      keep_back_latency, move_budget)
 
 MOVE = re.compile(r"^\d+,\d+$")
 
@@ -102,14 +102,6 @@ def test_budget_tiny_turn_is_a_depth_one_search():
 
 
 # ---- small pure helpers ------------------------------------------------------------------
-@pytest.mark.parametrize("bits, rule, noted", [
-    (0, "freestyle", False), (1, "standard", False), (2, "freestyle", True),
-    (3, "standard", True), (4, "standard", True), (8, "freestyle", True)])
-def test_rule_bits(bits, rule, noted):
-    name, note = rule_from_bits(bits)
-    assert name == rule and (note is not None) == noted
-
-
 def test_format_message_shows_depth_value_and_pv():
     game = get_game("gomoku", width=15)
     info = SearchInfo(depth=5, seldepth=7, value=0.25, nodes=1234, time=0.31, pv=(7 * 15 + 7, 8 * 15 + 8),
@@ -311,10 +303,10 @@ def test_finished_game_is_an_error():
 
 def test_rule_reaches_the_game_and_unsupported_bits_are_said():
     fake = Recorder()
-    lines = talk("START 15\nINFO rule 1\nBEGIN\nINFO rule 4\nTURN 3,3\n", fake=fake)
-    assert fake.states[0].game.rule == "standard"
+    lines = talk("START 15\nINFO rule 1\nBEGIN\nINFO rule 6\nTURN 3,3\nINFO rule 8\nTURN 5,5\n", fake=fake)
+    assert [state.game.rule for state in fake.states] == ["standard", "renju", "caro"]
     assert not lines[1].startswith("MESSAGE")
-    assert any(line.startswith("MESSAGE") and "renju" in line for line in lines[2:])
+    assert any(line.startswith("MESSAGE") and "continuous" in line for line in lines[2:])
 
 
 def test_limits_follow_info_and_nodes():

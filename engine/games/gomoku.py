@@ -1,10 +1,18 @@
 """Gomoku rules on any W x H board (5..26 each side), our own code.
 
 Moves are cell indices `y * width + x`; text is Gomocup's "x,y" (x the column).
-Rules: "freestyle" (five or more in a row wins) and "standard" (exactly five wins;
-an overline does not).  A full board with no winner is a draw.  The winner is
-detected from the last move only, so `play` costs O(board cells) for the copy and
-O(1) for the win check.
+Rules, Gomocup's leagues (the INFO rule codes in RULE_CODES):
+- "freestyle": five or more in a row wins.
+- "standard": exactly five wins; an overline does not.
+- "renju": black (the first player) wins with exactly five only, and black's overline,
+  double four and double three are forbidden points (engine/games/renju.py): they are not
+  among black's legal moves, so a player can never play one, and a white four whose only
+  block is a forbidden point wins.  White wins with five or more and has no fouls.
+- "caro": Gomocup's caro league: exactly five wins unless both of its ends are blocked by
+  the opponent's stones (the board's edge does not block).  The judge's older rule-8
+  reading (five or more, unblocked) is not played.
+A full board with no winner is a draw.  The winner is detected from the last move only,
+so `play` costs O(board cells) for the copy and O(1) for the win check.
 """
 from __future__ import annotations
 
@@ -13,11 +21,33 @@ from bisect import bisect_left
 from typing import Hashable, Sequence
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
+from engine.games.renju import foul, forbidden_points
 
-__all__ = ["GomokuGame", "GomokuState", "RULES", "MIN_SIZE", "MAX_SIZE", "symmetry_permutations",
-           "zobrist_code", "BENCH_OPENINGS"]
+__all__ = ["GomokuGame", "GomokuState", "RULES", "RULE_CODES", "rule_from_code", "MIN_SIZE", "MAX_SIZE",
+           "symmetry_permutations", "zobrist_code", "BENCH_OPENINGS"]
 
-RULES = ("freestyle", "standard")
+RULES = ("freestyle", "standard", "renju", "caro")
+RULE_CODES = {"freestyle": 0, "standard": 1, "renju": 4, "caro": 8}   # Gomocup INFO rule (bit mask)
+
+
+def rule_from_code(code: int) -> tuple[str, str | None]:
+    """Gomocup INFO rule bit mask -> (our rule, a note when part of it is not played).
+    Renju (4) and caro (8) win over exactly-five (1); continuous games (2) are not played."""
+    if code & 4:
+        rule = "renju"
+    elif code & 8:
+        rule = "caro"
+    elif code & 1:
+        rule = "standard"
+    else:
+        rule = "freestyle"
+    extra = code & ~(RULE_CODES[rule] | (1 if rule in ("renju", "caro") else 0))
+    note = None
+    if extra:
+        dropped = [name for bit, name in ((1, "exactly five"), (2, "continuous"), (4, "renju"), (8, "caro"))
+                   if extra & bit] or [f"bits {extra}"]
+        note = f"rule {code}: {', '.join(dropped)} not played, playing {rule}"
+    return rule, note
 MIN_SIZE, MAX_SIZE = 5, 26
 EMPTY, FIRST, SECOND = 0, 1, 2  # cell contents; FIRST moves first (black)
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -36,7 +66,7 @@ def zobrist_code(stone: int, x: int, y: int) -> int:
 
 
 class GomokuState:
-    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves", "_parent_moves")
+    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves", "_empty", "_parent_moves")
 
     def __init__(self, game: "GomokuGame", cells: bytes, ply: int, last_move: int | None,
                  key: int, outcome: Outcome | None):
@@ -47,6 +77,7 @@ class GomokuState:
         self._key = key
         self._outcome = outcome
         self._moves: list[int] | None = None
+        self._empty: list[int] | None = None     # every empty cell, when _moves leaves fouls out
         # The parent's legal moves, when known at play(): ours are those less last_move
         # (a list copy and one deletion instead of a scan of every cell).
         self._parent_moves: list[int] | None = None
@@ -75,13 +106,40 @@ class GomokuState:
             else:
                 self._moves = [i for i, c in enumerate(self.cells) if c == EMPTY]
             self._parent_moves = None
+            if self.game.fouls and self.ply & 1 == 0 and self._moves:
+                forbidden = set(self.forbidden_points())
+                # A black player with only forbidden points left may play them (and lose by the rules).
+                if forbidden and len(forbidden) < len(self._moves):
+                    self._empty = self._moves
+                    self._moves = [m for m in self._moves if m not in forbidden]
         return self._moves
 
+    def forbidden_points(self) -> list[int]:
+        """Black's forbidden points (renju, black to move; else none), in cell order."""
+        if not self.game.fouls or self.ply & 1 or self._outcome is not None:
+            return []
+        return forbidden_points(self.cells, self.game.width, self.game.height, self.game._rays())
+
+    def foul(self, move: int) -> str | None:
+        """Why the side to move may not play on empty `move` ("double-three", ...), else None."""
+        if not self.game.fouls or self.ply & 1 or self.cells[move] != EMPTY:
+            return None
+        return foul(bytearray(self.cells), self.game._rays(), move)
+
     def is_legal(self, move: int) -> bool:
-        return self._outcome is None and 0 <= move < len(self.cells) and self.cells[move] == EMPTY
+        if self._outcome is not None or not 0 <= move < len(self.cells) or self.cells[move] != EMPTY:
+            return False
+        if self.game.fouls and not self.ply & 1:
+            moves = self.legal_moves()
+            return self._empty is None or moves[bisect_left(moves, move):][:1] == [move]
+        return True
 
     def play(self, move: int) -> "GomokuState":
         if not self.is_legal(move):
+            reason = self.foul(move) if 0 <= move < len(self.cells) and self._outcome is None else None
+            if reason is not None:
+                raise IllegalMoveError(f"illegal move {self.game.format_move(self, move)}: "
+                                       f"a forbidden point for black ({reason})")
             raise IllegalMoveError(f"illegal move {self.game.format_move(self, move)}")
         player = self.ply & 1
         stone = FIRST + player
@@ -96,7 +154,7 @@ class GomokuState:
         elif self.ply + 1 == len(cells):
             outcome = Outcome(winner=None, reason="board full")
         child = GomokuState(self.game, cells, self.ply + 1, move, key, outcome)
-        child._parent_moves = self._moves
+        child._parent_moves = self._empty if self._empty is not None else self._moves
         return child
 
     def outcome(self) -> Outcome | None:
@@ -256,22 +314,37 @@ class GomokuGame:
         return length
 
     def makes_five(self, cells: bytes, move: int) -> bool:
-        """Does the stone on `move` complete a winning line under this rule?"""
-        exact = self.rule == "standard"
+        """Does the stone on `move` complete a winning line under this rule (for its colour)?"""
         stone = cells[move]
+        rule = self.rule
+        exact = rule in ("standard", "caro") or (rule == "renju" and stone == FIRST)
         for forward, backward in self._rays()[move]:
-            n = 1
+            ahead = 0
             for cell in forward:
                 if cells[cell] != stone:
                     break
-                n += 1
+                ahead += 1
+            behind = 0
             for cell in backward:
                 if cells[cell] != stone:
                     break
-                n += 1
-            if n == 5 or (n > 5 and not exact):
+                behind += 1
+            n = 1 + ahead + behind
+            if n > 5 and not exact:
                 return True
+            if n == 5:
+                if rule != "caro":
+                    return True
+                # Caro: not when the opponent's stones close both ends.
+                ends = [ray[count] for ray, count in ((forward, ahead), (backward, behind)) if count < len(ray)]
+                if not (len(ends) == 2 and all(cells[end] not in (EMPTY, stone) for end in ends)):
+                    return True
         return False
+
+    @property
+    def fouls(self) -> bool:
+        """Does this rule forbid points to black (renju)?"""
+        return self.rule == "renju"
 
     def _rays(self) -> list[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]:
         """Per cell, per line direction: the cell indices up to 5 steps forward and back

@@ -3,7 +3,9 @@
 Planes [C=6, H, W], side-to-move frame:
   0 own stones (the player to move)   1 opponent stones   2 last move (one-hot)
   3 side to move (constant: 1 when the second player moves)   4 on-board mask
-  5 rule (constant: 1 for "standard" exactly-five, 0 for freestyle)
+  5 rule (constant: 0 for freestyle, 1 for the rules where exactly five wins: standard,
+    caro, and renju, whose forbidden points the network does not see: they are masked out
+    of the legal moves)
 A batch of mixed board sizes is padded to the largest height and width; padding has
 every plane 0 (mask included), so the masked network computes the same numbers as
 for each board alone.  Policy: one logit per cell, read at [y, x] of the padded
@@ -42,7 +44,7 @@ def encode_into(out: np.ndarray, state) -> None:
         out[2, state.last_move // w, state.last_move % w] = 1.0
     out[3, :h, :w] = float(state.to_play)
     out[MASK_PLANE, :h, :w] = 1.0
-    out[5, :h, :w] = 1.0 if state.game.rule == "standard" else 0.0
+    out[5, :h, :w] = 0.0 if state.game.rule == "freestyle" else 1.0
 
 
 def encode(states: Sequence, shape: tuple[int, int] | None = None) -> np.ndarray:

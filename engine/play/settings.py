@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 from engine.games import GameSetupError, game_on_board
 from engine.games.base import Game
+from engine.games.gomoku import RULES as GOMOKU_RULES
 from engine.play.players import PAGE_OPTIONS, PAGE_RANGES, shipped_networks
 
 __all__ = ["RequestError", "Opponent", "GameSettings", "AllowList", "parse_settings", "parse_opponent",
@@ -222,7 +223,7 @@ def parse_settings(payload: Any, base: GameSettings | None = None, allowed: Allo
     height = _number(payload, "height", int, width if "width" in payload else base.height)
     settings = GameSettings(
         game=game, width=width, height=height,
-        rule=_choice(payload, "rule", ("freestyle", "standard"), base.rule),
+        rule=_choice(payload, "rule", GOMOKU_RULES, base.rule),
         mode=_choice(payload, "mode", MODES, base.mode),
         human=_number(payload, "human", int, base.human),
         movetime=_number(payload, "movetime", float, base.movetime),

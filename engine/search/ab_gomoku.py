@@ -11,6 +11,8 @@ Forcing, in ordered_moves (the same order as a player would think):
   3. the opponent has an open three     -> own four-making moves and the cells that
      defend the three (any other move lets an open four through);
   4. otherwise candidates ranked by attack + defence value, best `max_candidates`.
+Under renju black's forbidden points are left out of every list (engine/games/renju.py), and
+the patterns read black's fives as exactly five, white's as five or more.
 
 With a threat solver (engine/search/threats.py, `board_maker(threat_nodes=n,
 root_threat_nodes=r)`):
@@ -27,7 +29,8 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from engine.games.gomoku import GomokuState, zobrist_code
+from engine.games.gomoku import GomokuGame, GomokuState, zobrist_code
+from engine.games.renju import foul
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
 from engine.search.limits import Stopper
 from engine.search.gomoku_patterns import (
@@ -82,6 +85,8 @@ class GomokuSearchBoard:
             raise ValueError(f"pattern table for {patterns.rule!r} used with rule {rule!r}")
         self.width, self.height, self.rule = width, height, rule
         self.patterns = patterns if patterns is not None else PatternTable(rule)
+        self._fouls = rule == "renju"            # black's forbidden points are never searched
+        self._rays = GomokuGame(width, height, rule)._rays() if self._fouls else []
         self.max_candidates = max_candidates
         n = width * height
         self.cells = bytearray(n)
@@ -198,6 +203,19 @@ class GomokuSearchBoard:
         return score
 
     def ordered_moves(self) -> Sequence[tuple[Move, int]]:
+        moves = self._ordered_moves()
+        if not self._fouls or self.ply & 1:
+            return moves
+        # Renju, black to move: never a forbidden point.
+        allowed = [(m, v) for m, v in moves if foul(self.cells, self._rays, m) is None]
+        if allowed or not moves:
+            return allowed
+        # Every move the order offers is forbidden (the only block of a four, say): any
+        # other move then, all of them lost.
+        rest = [m for m in sorted(self.candidates) if foul(self.cells, self._rays, m) is None]
+        return [(m, 0) for m in rest[:self.max_candidates]] or moves
+
+    def _ordered_moves(self) -> Sequence[tuple[Move, int]]:
         me = self.ply & 1
         you = 1 - me
         if self._winner is not None or self.ply >= len(self.cells):

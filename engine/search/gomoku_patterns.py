@@ -70,11 +70,21 @@ class PatternTable:
 
     def __init__(self, rule: str = "freestyle"):
         self.rule = rule
-        self.exact = rule == "standard"
+        # Per colour (first, second): does only exactly five win?  Renju: black exactly,
+        # white five or more.  Caro is read as exactly five (its blocked-at-both-ends fives,
+        # which do not win, are left to the game's own rules).
+        self._exact_for = {"freestyle": (False, False), "renju": (True, False)}.get(rule, (True, True))
         self._lines: dict[bytes, LineInfo] = {}
-        self._classes: dict[tuple[bytes, int], int] = {}
-        self._fives: dict[bytes, tuple[int, ...]] = {}
+        # unit caches, one pair per exactness (shared by both colours when they agree)
+        self._caches: dict[bool, tuple[dict[tuple[bytes, int], int], dict[bytes, tuple[int, ...]]]] = {
+            exact: ({}, {}) for exact in set(self._exact_for)}
+        self._view(0)
         self.misses = 0
+
+    def _view(self, colour: int) -> None:
+        """Classify units as `colour` wins (exactly five or five or more)."""
+        self.exact = self._exact_for[colour]
+        self._classes, self._fives = self._caches[self.exact]
 
     # -- public ---------------------------------------------------------------------------
     def line(self, content: bytes) -> LineInfo:
@@ -173,6 +183,7 @@ class PatternTable:
         levels = ([0] * n, [0] * n)   # packed per offset: class * 8 + proximity, per colour
         for colour in (0, 1):
             own = colour + 1
+            self._view(colour)
             cells = content.translate(_OWN_AS_ONE[colour])
             score, threes, made = 0, 0, False
             fives: list[int] = []

@@ -21,7 +21,11 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS"]
+__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES"]
+
+# The rules whose fives and fours the C patterns know: under renju (fouls, white's overlines)
+# and caro (blocked fives) a proof could be false, so the players switch the solver off there.
+PROVED_RULES = ("freestyle", "standard")
 
 MAX_FOURS = 60          # as threat_kernel.c
 MAX_THREATS = 12
@@ -77,6 +81,8 @@ class KernelBoard:
     (2 x 4 MB), kept across searches.  Searches leave the board as they found it."""
 
     def __init__(self, width: int, height: int, rule: str):
+        if rule not in PROVED_RULES:
+            raise ValueError(f"the threat solver proves {' and '.join(PROVED_RULES)} only, not {rule}")
         self._lib = library()
         self.n = width * height
         handle = self._lib.tk_new(width, height, int(rule == "standard"))

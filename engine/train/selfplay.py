@@ -8,7 +8,8 @@ samples on the same machine and backend: every random choice (root noise, temper
 sampling) is drawn from generators seeded by (seed, game index).
 
 The searchers are the played MCTS's (`selfplay_searchers`: what trains is what plays), plus
-the self-play-only settings.  Per move: root visit counts (SearchResult.visits) normalised are the policy target;
+the self-play-only settings.  Per move: root visit counts (SearchResult.visits) normalised are the policy target, and the
+search's root WDL (`root_wdl`) is stored as the sample's evaluation, for the trainer's value blend;
 the move played is sampled from visits^(1/T) with T = 1 for the first
 `temperature_plies` plies and is the search's best move after that (a proven win is
 always played).  Values are filled in from each game's final outcome.  Chess games
@@ -35,7 +36,7 @@ from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
 from engine.types import Limits, SearchResult
 
 __all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed",
-           "selfplay_searchers"]
+           "selfplay_searchers", "root_wdl"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,21 @@ def _choose(result: SearchResult, visits: np.ndarray, state: Any, sample: bool,
     return state.legal_moves()[int(rng.choice(visits.size, p=visits / visits.sum()))]
 
 
+def root_wdl(result: SearchResult) -> tuple[float, float, float]:
+    """The search's own (win, draw, loss) at the root, kept beside each sample so that
+    training can mix it into the value target (`--value-blend`, KataGo's mix of result and
+    root value): a proven result exactly, else the search's WDL, else its value as a
+    win/loss split."""
+    info = result.info
+    if info is not None and info.mate_plies is not None:
+        return (1.0, 0.0, 0.0) if info.mate_plies > 0 else (0.0, 0.0, 1.0)
+    if info is not None and info.wdl is not None and sum(info.wdl) > 0:
+        win, draw, loss = info.wdl
+        return float(win), float(draw), float(loss)
+    value = min(1.0, max(-1.0, float(result.value)))
+    return (1.0 + value) / 2.0, 0.0, (1.0 - value) / 2.0
+
+
 def selfplay_searchers(game: Any, evaluator: Any, config: SelfPlayConfig) -> tuple[MCTS, MCTS | None]:
     """The full-search MCTS and (with playout-cap randomisation) the fast one: the played
     MCTS's settings for this game (engine.players.mcts_config: tuned FPU and policy
@@ -202,7 +218,7 @@ def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
             state = g.state
             visits = np.asarray(result.visits, dtype=np.float64)
             if g.index in keep:
-                g.samples.append(make_sample(state, visits, g.index))
+                g.samples.append(make_sample(state, visits, g.index, root_wdl(result)))
             if (config.resign_value is not None and state.ply >= config.resign_min_ply
                     and result.value <= config.resign_value):
                 if g.would_resign is None:

@@ -1,0 +1,144 @@
+"""Renju's forbidden points (fouls) for black, our own code.
+
+Under renju black may not play a move that makes an overline (six or more), two fours or two
+threes at once, unless the same move makes exactly five (the five wins).  A *four* is a line
+that one more black stone turns into exactly five; a *straight four* has two such points at
+its two ends (`.XXXX.`, one four).  A *three* is a line that one more black stone turns into
+a straight four, where that stone's point must itself not be forbidden: the check recurses
+(`MAX_DEPTH` levels; beyond it a point counts as allowed, which only matters in constructed
+positions).  One direction gives at most one three; a line like `X.XXX.X` gives two fours.
+
+The board is a mutable bytearray of cells (0 empty, 1 black, 2 white) that the checks set and
+clear in place; `rays` is GomokuGame._rays(): per cell and direction, the cells up to five
+steps forward and back.  `forbidden_points` screens the empty cells with numpy first (a
+foul needs black stones in at least two directions near it, or four in one) so a black
+move list costs about a tenth of a millisecond on a quiet 15x15 board.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["foul", "forbidden_points", "MAX_DEPTH", "FOULS"]
+
+EMPTY, BLACK = 0, 1
+MAX_DEPTH = 8
+FOULS = ("overline", "double-four", "double-three")
+
+Rays = Sequence[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]
+
+
+def _line(rays: Rays, cell: int, direction: int) -> tuple[list[int], int]:
+    """The cells of one line through `cell` (up to five each way) and cell's index in it."""
+    forward, backward = rays[cell][direction]
+    return [*reversed(backward), cell, *forward], len(backward)
+
+
+def _run(board: bytearray, line: list[int], i: int) -> tuple[int, int]:
+    """First and last index of the black run through line[i] (line[i] taken as black)."""
+    lo = i
+    while lo > 0 and board[line[lo - 1]] == BLACK:
+        lo -= 1
+    hi = i
+    while hi < len(line) - 1 and board[line[hi + 1]] == BLACK:
+        hi += 1
+    return lo, hi
+
+
+def _five_points(board: bytearray, line: list[int], centre: int) -> list[int]:
+    """Indices of the empty points that give black exactly five through line[centre]."""
+    points = []
+    for j in range(max(0, centre - 4), min(len(line), centre + 5)):
+        if board[line[j]] != EMPTY:
+            continue
+        lo, hi = _run(board, line, j)
+        if hi - lo == 4 and lo <= centre <= hi:
+            points.append(j)
+    return points
+
+
+def _fours(board: bytearray, line: list[int], centre: int) -> tuple[int, bool]:
+    """(fours through line[centre], whether one is a straight four)."""
+    points = _five_points(board, line, centre)
+    if len(points) == 2 and points[1] - points[0] == 5:
+        return 1, True
+    return min(len(points), 2), False
+
+
+def _is_three(board: bytearray, line: list[int], centre: int, rays: Rays, depth: int) -> bool:
+    """Does one more black stone on this line make a straight four through line[centre],
+    on a point that is itself not forbidden?"""
+    for j in range(max(0, centre - 4), min(len(line), centre + 5)):
+        point = line[j]
+        if board[point] != EMPTY:
+            continue
+        board[point] = BLACK
+        straight = _fours(board, line, centre)[1]
+        board[point] = EMPTY
+        if straight and (depth >= MAX_DEPTH or foul(board, rays, point, depth + 1) is None):
+            return True
+    return False
+
+
+def foul(board: bytearray, rays: Rays, cell: int, depth: int = 0) -> str | None:
+    """Why black may not play on empty `cell` ("overline", "double-four", "double-three"),
+    or None when the move is allowed (a five always is).  `board` is restored."""
+    board[cell] = BLACK
+    try:
+        lines = [_line(rays, cell, d) for d in range(4)]
+        spans = [_run(board, line, centre) for line, centre in lines]
+        if any(hi - lo == 4 for lo, hi in spans):
+            return None
+        if any(hi - lo >= 5 for lo, hi in spans):
+            return "overline"
+        four_counts = [_fours(board, line, centre)[0] for line, centre in lines]
+        if sum(four_counts) >= 2:
+            return "double-four"
+        threes = 0
+        for (line, centre), fours in zip(lines, four_counts):
+            if not fours and _is_three(board, line, centre, rays, depth):
+                threes += 1
+                if threes == 2:
+                    return "double-three"
+        return None
+    finally:
+        board[cell] = EMPTY
+
+
+_OFFSETS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def _screen(cells: bytes, width: int, height: int) -> np.ndarray:
+    """Empty cells that could be forbidden: black stones within four steps in two or more
+    directions (two each), or four in one, or five within five steps (an overline)."""
+    import numpy as np   # here: the rules load without numpy (a UCI engine's start)
+    black = np.frombuffer(cells, dtype=np.uint8).reshape(height, width) == BLACK
+    padded = np.zeros((height + 10, width + 10), dtype=np.int8)
+    padded[5:5 + height, 5:5 + width] = black
+    pairs = np.zeros((height, width), dtype=np.int8)
+    strong = np.zeros((height, width), dtype=bool)
+    for dx, dy in _OFFSETS:
+        near = np.zeros((height, width), dtype=np.int8)
+        far = np.zeros((height, width), dtype=np.int8)
+        for step in range(1, 6):
+            for sign in (1, -1):
+                sx, sy = sign * step * dx, sign * step * dy
+                part = padded[5 + sy:5 + sy + height, 5 + sx:5 + sx + width]
+                far += part
+                if step <= 4:
+                    near += part
+        pairs += near >= 2
+        strong |= (near >= 4) | (far >= 5)
+    empty = np.frombuffer(cells, dtype=np.uint8).reshape(height, width) == EMPTY
+    return np.flatnonzero(empty & ((pairs >= 2) | strong))
+
+
+def forbidden_points(cells: bytes, width: int, height: int, rays: Rays) -> list[int]:
+    """Black's forbidden empty cells, in cell order."""
+    candidates = _screen(cells, width, height)
+    if candidates.size == 0:
+        return []
+    board = bytearray(cells)
+    return [int(c) for c in candidates if foul(board, rays, int(c)) is not None]
