@@ -36,50 +36,61 @@ def _line(rays: Rays, cell: int, direction: int) -> tuple[list[int], int]:
     return [*reversed(backward), cell, *forward], len(backward)
 
 
-def _run(board: bytearray, line: list[int], i: int) -> tuple[int, int]:
+def _run(line: bytes, i: int) -> tuple[int, int]:
     """First and last index of the black run through line[i] (line[i] taken as black)."""
     lo = i
-    while lo > 0 and board[line[lo - 1]] == BLACK:
+    while lo > 0 and line[lo - 1] == BLACK:
         lo -= 1
     hi = i
-    while hi < len(line) - 1 and board[line[hi + 1]] == BLACK:
+    while hi < len(line) - 1 and line[hi + 1] == BLACK:
         hi += 1
     return lo, hi
 
 
-def _five_points(board: bytearray, line: list[int], centre: int) -> list[int]:
+def _five_points(line: bytes, centre: int) -> list[int]:
     """Indices of the empty points that give black exactly five through line[centre]."""
     points = []
     for j in range(max(0, centre - 4), min(len(line), centre + 5)):
-        if board[line[j]] != EMPTY:
+        if line[j] != EMPTY:
             continue
-        lo, hi = _run(board, line, j)
+        lo, hi = _run(line, j)
         if hi - lo == 4 and lo <= centre <= hi:
             points.append(j)
     return points
 
 
-def _fours(board: bytearray, line: list[int], centre: int) -> tuple[int, bool]:
+def _fours(line: bytes, centre: int) -> tuple[int, bool]:
     """(fours through line[centre], whether one is a straight four)."""
-    points = _five_points(board, line, centre)
+    points = _five_points(line, centre)
     if len(points) == 2 and points[1] - points[0] == 5:
         return 1, True
     return min(len(points), 2), False
 
 
-def _is_three(board: bytearray, line: list[int], centre: int, rays: Rays, depth: int) -> bool:
-    """Does one more black stone on this line make a straight four through line[centre],
-    on a point that is itself not forbidden?"""
-    for j in range(max(0, centre - 4), min(len(line), centre + 5)):
-        point = line[j]
-        if board[point] != EMPTY:
-            continue
-        board[point] = BLACK
-        straight = _fours(board, line, centre)[1]
-        board[point] = EMPTY
-        if straight and (depth >= MAX_DEPTH or foul(board, rays, point, depth + 1) is None):
-            return True
-    return False
+# What one line says about the black stone on its centre: (five, overline, fours, the points
+# where one more stone makes a straight four).  It depends on the line's cells alone, so it
+# is cached by them; whether such a point is itself forbidden depends on the whole board.
+_LineShape = tuple[bool, bool, int, tuple[int, ...]]
+_SHAPES: dict[tuple[bytes, int], _LineShape] = {}
+_MAX_SHAPES = 200_000
+
+
+def _shape(line: bytes, centre: int) -> _LineShape:
+    key = (line, centre)
+    shape = _SHAPES.get(key)
+    if shape is None:
+        lo, hi = _run(line, centre)
+        fours = _fours(line, centre)[0]
+        straight = []
+        if not fours and hi - lo < 4:
+            for j in range(max(0, centre - 4), min(len(line), centre + 5)):
+                if line[j] == EMPTY and _fours(line[:j] + b"\x01" + line[j + 1:], centre)[1]:
+                    straight.append(j)
+        shape = (hi - lo == 4, hi - lo >= 5, fours, tuple(straight))
+        if len(_SHAPES) >= _MAX_SHAPES:
+            _SHAPES.clear()
+        _SHAPES[key] = shape
+    return shape
 
 
 def foul(board: bytearray, rays: Rays, cell: int, depth: int = 0) -> str | None:
@@ -88,17 +99,18 @@ def foul(board: bytearray, rays: Rays, cell: int, depth: int = 0) -> str | None:
     board[cell] = BLACK
     try:
         lines = [_line(rays, cell, d) for d in range(4)]
-        spans = [_run(board, line, centre) for line, centre in lines]
-        if any(hi - lo == 4 for lo, hi in spans):
+        shapes = [_shape(bytes(map(board.__getitem__, line)), centre) for line, centre in lines]
+        if any(shape[0] for shape in shapes):
             return None
-        if any(hi - lo >= 5 for lo, hi in spans):
+        if any(shape[1] for shape in shapes):
             return "overline"
-        four_counts = [_fours(board, line, centre)[0] for line, centre in lines]
-        if sum(four_counts) >= 2:
+        if sum(shape[2] for shape in shapes) >= 2:
             return "double-four"
         threes = 0
-        for (line, centre), fours in zip(lines, four_counts):
-            if not fours and _is_three(board, line, centre, rays, depth):
+        for (line, _), (_, _, fours, points) in zip(lines, shapes):
+            if fours or not points:
+                continue
+            if depth >= MAX_DEPTH or any(foul(board, rays, line[j], depth + 1) is None for j in points):
                 threes += 1
                 if threes == 2:
                     return "double-three"
