@@ -154,6 +154,11 @@ class GomocupPlayer:
             self.client.info("max_memory", (limits.max_memory_mb or 0) * 2**20)
             self.client.info("game_type", 1)
             self.client.info("rule", RULE_CODES[rule])
+            # the search caps a UCI engine gets in `go`, as the INFO keys Rapfi and we read
+            if limits.depth is not None:
+                self.client.info("max_depth", limits.depth)
+            if limits.nodes is not None:
+                self.client.info("max_node", limits.nodes)
             for key, value in self.spec.options:
                 self.client.info(key, value)
         except GomocupClientError as exc:

@@ -70,7 +70,9 @@ def _schedule(generation: int, a: EngineSpec, b: EngineSpec, games: int, config:
               label: str) -> list[GameJob]:
     """`games` games per square board: pair k on opening k, colours swapped within the pair."""
     jobs: list[GameJob] = []
-    limits = MoveLimits(nodes=a.nodes, depth=b.depth, timeout=120.0)
+    # each side's own caps come from its spec (MCTS: nodes, alpha-beta: depth; the referee
+    # merges them per side), so neither gets the other's
+    limits = MoveLimits(timeout=120.0)
     for k in range((games + 1) // 2):
         opening = generate_gomoku_opening(config.seed + generation, k, None)
         for spec in config.specs:

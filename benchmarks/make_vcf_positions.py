@@ -5,6 +5,9 @@ moves of the alpha-beta board's static order, so lines of threes and fours appea
 kept when the threat solver proves what the line claims.  The test re-proves every line
 and checks each proof independently with the rules alone (tests/test_threats.py), so
 nothing recorded here is trusted.  Run: python benchmarks/make_vcf_positions.py
+The renju and caro set (tests/data/vcf_positions_rules.txt) is made by the same loop:
+python benchmarks/make_vcf_positions.py rules; its "vcf-foul" positions are wins where a
+forced block would be a forbidden point for black, so black cannot block.
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from engine.games.gomoku import GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.threats import ThreatSolver
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "vcf_positions.txt"
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
+OUT = DATA_DIR / "vcf_positions.txt"
 HEADER = """\
 # Gomoku threat-space positions for tests/test_threats.py (made by benchmarks/make_vcf_positions.py).
 #
@@ -29,6 +33,8 @@ HEADER = """\
 # - kind: vcf          the side to move has a VCF;
 #         vcf-counter  likewise, and a forced reply on the proof line makes a four of the
 #                      defender's own that the attacker must block with a four;
+#         vcf-foul     likewise under renju, and a forced reply on the line is a forbidden
+#                      point for black: black cannot block there, the attacker wins;
 #         refute       the opponent has a VCF if the side to move does nothing; `moves`
 #                      lists tempting moves (best by static order) that do not stop it;
 #         counter      likewise, and every move that stops it is a four of the side to move.
@@ -54,6 +60,15 @@ def _has_counter_four(state: GomokuState, line) -> bool:
     return False
 
 
+def _blocked_by_foul(state: GomokuState, line) -> bool:
+    """Is one of the defender's forced replies on the line a forbidden point (renju)?"""
+    for i, move in enumerate(line[:-1]):
+        if i % 2 == 1 and state.foul(move) is not None:
+            return True
+        state = state.play(move) if state.is_legal(move) else state
+    return False
+
+
 def _tactical_game(game, rng: random.Random, plies: int) -> list[GomokuState]:
     state = game.initial_state()
     centre = (game.height // 2) * game.width + game.width // 2
@@ -70,23 +85,29 @@ def _tactical_game(game, rng: random.Random, plies: int) -> list[GomokuState]:
     return states
 
 
-def main(seed: int = 20261123, max_seconds: float = 900.0) -> int:
+WANTED = {  # (size, rule, kind) -> how many
+    **{(size, rule, "vcf"): 9 for size in (15, 20) for rule in ("freestyle", "standard")},
+    **{(size, rule, "vcf-counter"): 2 for size in (15, 20) for rule in ("freestyle", "standard")},
+    **{(15, rule, "refute"): 3 for rule in ("freestyle", "standard")},
+    **{(20, rule, "refute"): 2 for rule in ("freestyle", "standard")},
+    **{(size, "freestyle", "counter"): 1 for size in (15, 20)},
+}
+WANTED_RULES = {
+    (15, "renju", "vcf"): 14, (15, "renju", "vcf-counter"): 2, (15, "renju", "vcf-foul"): 3,
+    (15, "renju", "refute"): 4, (15, "caro", "vcf"): 8, (15, "caro", "vcf-counter"): 1, (15, "caro", "refute"): 3,
+}
+
+
+def main(seed: int = 20261123, max_seconds: float = 900.0, wanted: dict = WANTED, out: Path = OUT) -> int:
     rng = random.Random(seed)
     started = time.monotonic()
-    wanted = {  # (size, rule, kind) -> how many
-        **{(size, rule, "vcf"): 9 for size in (15, 20) for rule in ("freestyle", "standard")},
-        **{(size, rule, "vcf-counter"): 2 for size in (15, 20) for rule in ("freestyle", "standard")},
-        **{(15, rule, "refute"): 3 for rule in ("freestyle", "standard")},
-        **{(20, rule, "refute"): 2 for rule in ("freestyle", "standard")},
-        **{(size, "freestyle", "counter"): 1 for size in (15, 20)},
-    }
+    boards = sorted({(size, rule) for size, rule, _ in wanted})
     found: dict[tuple, list[str]] = {k: [] for k in wanted}
     solvers: dict[tuple[int, str], ThreatSolver] = {}
     for attempt in range(4000):
         if all(len(found[k]) >= n for k, n in wanted.items()):
             break
-        size = rng.choice((15, 20))
-        rule = rng.choice(("freestyle", "standard"))
+        size, rule = rng.choice(boards)
         game = get_game("gomoku", width=size, rule=rule)
         solver = solvers.setdefault((size, rule), ThreatSolver(game))
         for state in _tactical_game(game, rng, rng.randint(10, 40)):
@@ -99,6 +120,8 @@ def main(seed: int = 20261123, max_seconds: float = 900.0) -> int:
             if result.line is not None:
                 plies = len(result.line)
                 kind = "vcf-counter" if _has_counter_four(state, result.line) else "vcf"
+                if _blocked_by_foul(state, result.line):
+                    kind = "vcf-foul"
                 key = (size, rule, kind)
                 # spread the proof lengths: at most two positions per length and class
                 if (key in found and len(found[key]) < wanted[key] and 3 <= plies <= 15
@@ -118,20 +141,20 @@ def main(seed: int = 20261123, max_seconds: float = 900.0) -> int:
             if key in found and len(found[key]) < wanted[key]:
                 found[key].append(_line(state, kind, len(defence.threat), tempting))
         print(attempt, {k: len(v) for k, v in found.items() if len(v) < wanted[k]}, file=sys.stderr)
-        _write(wanted, found)
+        _write(wanted, found, out)
         if time.monotonic() - started > max_seconds:
             break
-    print(f"wrote {sum(len(v) for v in found.values())} positions to {OUT}")
+    print(f"wrote {sum(len(v) for v in found.values())} positions to {out}")
     return 0
 
 
-def _write(wanted, found) -> None:
+def _write(wanted, found, out: Path) -> None:
     lines = [HEADER]
     for key in wanted:
         for n, text in enumerate(found[key]):
             size, rule, kind = key
             lines.append(f"{kind}-{size}-{rule}-{n} ; {text}\n")
-    OUT.write_text("".join(lines))
+    out.write_text("".join(lines))
 
 
 def _line(state: GomokuState, kind: str, plies: int, moves) -> str:
@@ -143,4 +166,6 @@ def _line(state: GomokuState, kind: str, plies: int, moves) -> str:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["rules"]:
+        sys.exit(main(seed=20261127, wanted=WANTED_RULES, out=DATA_DIR / "vcf_positions_rules.txt"))
     sys.exit(main())

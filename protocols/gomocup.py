@@ -73,6 +73,8 @@ class MatchSettings:
     max_memory: int = 0
     game_type: int = 1
     rule_bits: int = 0
+    max_node: int = 0       # Rapfi's and Yixin's extensions: a node / depth cap per move (0 = none)
+    max_depth: int = 0
     folder: str | None = None
 
 
@@ -318,6 +320,10 @@ class GomocupBrain:
             limits = replace(limits, time=hard, soft_time=soft)
         if self.options.nodes is not None:
             limits = replace(limits, nodes=self.options.nodes)
+        if settings.max_node > 0:
+            limits = replace(limits, nodes=min(settings.max_node, limits.nodes or settings.max_node))
+        if settings.max_depth > 0:
+            limits = replace(limits, depth=settings.max_depth)
         notes, self._notes = self._notes, []
         request = _MoveRequest(state, limits, notes, started, time_left=settings.time_left)
         request.timer = threading.Timer(hard + WATCHDOG_GRACE_S, self._overrun, args=(request,))
@@ -437,7 +443,8 @@ class GomocupBrain:
         if key == "folder":
             self.settings.folder = value
             return
-        if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule"):
+        if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule",
+                       "max_node", "max_depth"):
             return
         try:
             number = int(value)

@@ -155,3 +155,26 @@ def test_engine_finds_the_loop_command_through_its_entry_point():
     assert helped.exit_code == 0 and "--always-promote" in helped.output
     unknown = runner.invoke(main, ["no-such-command"])
     assert unknown.exit_code == 2 and "No such command" in unknown.output
+
+
+def test_the_arena_gate_holds_alpha_beta_to_its_depth_and_mcts_to_its_nodes(tmp_path):
+    """The gate's opponents are Gomocup brains: alpha-beta gets the loop's depth (INFO max_depth)
+    and the MCTS networks the gate's playouts (INFO max_node), each only its own cap."""
+    from arena.gate import ArenaArbiter
+    from arena.store import Store
+
+    config = tiny_config(gate_games=2, gate_nodes=6, alphabeta_games=2, alphabeta_depth=2)
+    with LocalPool(1) as pool:
+        run_loop(tmp_path, config, ArenaArbiter(tmp_path), pool)
+    records = Store(str(tmp_path / "arena.sqlite")).records()
+    seen = {"alphabeta": 0, "mcts": 0}
+    for record in records:
+        for k, info in enumerate(record.infos):
+            mover = record.first if (record.opening_plies + k) % 2 == 0 else record.second
+            if mover.startswith("alphabeta"):
+                assert info.get("depth", 0) <= 2, (record.key, k, info)
+                seen["alphabeta"] += "depth" in info
+            elif "nodes" in info:
+                assert info["nodes"] <= 6 + 4, (record.key, k, info)   # + one batch of leaves
+                seen["mcts"] += 1
+    assert seen["alphabeta"] > 0 and seen["mcts"] > 0

@@ -291,8 +291,11 @@ class GomokuGame:
             raise IllegalMoveError(f"malformed move {text!r} (expected x,y)") from None
         move = self.index(x, y)
         if not state.is_legal(move):
-            raise IllegalMoveError(f"{x},{y} is occupied" if state.cells[move] else
-                                   f"{x},{y} is not playable: the game is over")
+            if state.cells[move]:
+                raise IllegalMoveError(f"{x},{y} is occupied")
+            if state.outcome() is not None:
+                raise IllegalMoveError(f"{x},{y} is not playable: the game is over")
+            raise IllegalMoveError(f"{x},{y} is a forbidden point for black ({state.foul(move)})")
         return move
 
     def format_move(self, state: GomokuState | None, move: int) -> str:

@@ -106,7 +106,7 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
     config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if options.threat_solver == "off" or not _solver_proves(game, notes):
+    if options.threat_solver == "off":
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
     try:
         make_board = board(game, config)
@@ -115,17 +115,6 @@ def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
         config = replace(config, threat_nodes=0, root_threat_nodes=0)
         make_board = board(game, config)
     return AlphaBeta(make_board, config)
-
-
-def _solver_proves(game: Game, notes: Notes | None) -> bool:
-    """Whether the threat solver is sound under the game's rule (not renju or caro yet)."""
-    from engine.search.threat_kernel import PROVED_RULES
-    rule = getattr(game, "rule", None)
-    if not rule or rule in PROVED_RULES:
-        return True
-    if notes is not None:
-        notes.append(f"threat solver off: it proves {' and '.join(PROVED_RULES)} only, not {rule}")
-    return False
 
 
 def _threat_solver_loads(notes: Notes) -> bool:
@@ -221,8 +210,7 @@ def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) 
     budgets), or None: a game without one, the solver switched off, or its core missing
     (said in notes).  A new one per MCTS: it keeps per-search state."""
     leaf_nodes = MCTS_THREAT_NODES.get(game.name, 0)
-    if leaf_nodes <= 0 or options.threat_solver != "on" or not _solver_proves(game, notes) \
-            or not _threat_solver_loads([] if notes is None else notes):
+    if leaf_nodes <= 0 or options.threat_solver != "on" or not _threat_solver_loads([] if notes is None else notes):
         return None
     from engine.search.threats import TreeProver
     vct_share = options.vct_share if options.vct_share is not None else MCTS_TUNED.get(game.name, {}).get(

@@ -23,8 +23,9 @@ import numpy as np
 
 __all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES"]
 
-# The rules whose fives and fours the C patterns know: under renju (fouls, white's overlines)
-# and caro (blocked fives) a proof could be false, so the players switch the solver off there.
+# The rules whose fives and fours the C patterns know.  Under renju (fouls, white's overlines)
+# and caro (blocked fives) engine/search/threats.py searches as exactly-five and replays each
+# proof under the real rule before trusting it.
 PROVED_RULES = ("freestyle", "standard")
 
 MAX_FOURS = 60          # as threat_kernel.c

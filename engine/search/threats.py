@@ -42,7 +42,8 @@ import numpy as np
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.limits import Stopper
-from engine.search.threat_kernel import MAX_FOURS, MAX_THREATS, KernelBoard
+from engine.games.renju import foul
+from engine.search.threat_kernel import MAX_FOURS, MAX_THREATS, PROVED_RULES, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
            "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
@@ -147,9 +148,14 @@ class ThreatSolver:
 
     def __init__(self, game: GomokuGame):
         self.game = game
-        self.kernel = KernelBoard(game.width, game.height, game.rule)
+        # Under a rule the C patterns do not know (renju, caro) the kernel searches as
+        # exactly-five, and every VCF it finds is replayed under the game's own rule before
+        # it counts (line_holds); VCTs are not searched there.
+        self.checked = game.rule not in PROVED_RULES
+        self.kernel = KernelBoard(game.width, game.height, "standard" if self.checked else game.rule)
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
+        self._pushed: dict[int, int] = {}    # stones the kernel holds beyond _synced (cell -> stone)
         self.stop: Callable[[], bool] | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -260,11 +266,11 @@ class ThreatSolver:
         me = state.to_play
         if self.kernel.makes_five(move, me):
             return ThreatResult(None, 0, True)
-        self.kernel.push(move, me)
+        self._push(move, me)
         try:
             return self._vct(1 - me, nodes, max_threats)
         finally:
-            self.kernel.pop(move)
+            self._pop(move)
 
     # -- on the synced board ----------------------------------------------------------------
     def _stopped(self) -> bool:
@@ -286,11 +292,31 @@ class ThreatSolver:
             mask = self._hint
             mask[:] = 0
             mask[hinted] = 1
-        return ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS), mask))
+        result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
+                                               mask))
+        if self.checked and result.line is not None and not line_holds(self.game, self._cells(), attacker,
+                                                                        result.line):
+            return ThreatResult(None, result.nodes, False)   # a proof for exactly-five only: not found
+        return result
+
+    def _cells(self) -> bytearray:
+        """The cells the kernel is searching: the synced ones plus its pushed stones."""
+        cells = bytearray(self._synced)
+        for cell, stone in self._pushed.items():
+            cells[cell] = stone
+        return cells
+
+    def _push(self, move: int, colour: int) -> None:
+        self.kernel.push(move, colour)
+        self._pushed[move] = colour + 1
+
+    def _pop(self, move: int) -> None:
+        self.kernel.pop(move)
+        del self._pushed[move]
 
     def _vct(self, attacker: int, nodes: int, max_threats: int,
              vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
-        if self._stopped():
+        if self._stopped() or self.checked:
             return ThreatResult(None, 0, False)
         return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
                                              min((vcf_plies + 1) // 2, MAX_FOURS)))
@@ -324,11 +350,11 @@ class ThreatSolver:
         for move in moves:
             if enough is not None and (len(holding) >= enough or self._stopped()):
                 break
-            self.kernel.push(move, me)
+            self._push(move, me)
             try:
                 answer = search(spent)
             finally:
-                self.kernel.pop(move)
+                self._pop(move)
             spent += answer.nodes
             if answer.line is not None:
                 losing[move] = answer.line
@@ -336,6 +362,59 @@ class ThreatSolver:
                 holding.append(move)
                 complete = complete and answer.complete
         return losing, holding, spent, complete
+
+
+def winning_cells(game: GomokuGame, cells: bytearray, colour: int) -> list[int]:
+    """The empty cells where `colour` (0 first, 1 second) wins at once under the game's rule
+    (a five is never a forbidden point, so these are legal for either colour)."""
+    stone = colour + 1
+    rays = game._rays()
+    out = []
+    for cell, here in enumerate(cells):
+        if here:
+            continue
+        if not any(sum(1 for c in forward[:4] if cells[c] == stone) + sum(1 for c in backward[:4] if cells[c] == stone)
+                   >= 4 for forward, backward in rays[cell]):
+            continue
+        cells[cell] = stone
+        if game.makes_five(cells, cell):
+            out.append(cell)
+        cells[cell] = 0
+    return out
+
+
+def line_holds(game: GomokuGame, cells: bytes | bytearray, attacker: int, line: Sequence[int]) -> bool:
+    """Does a VCF line (attacker's four, the forced block, ..., the five) win under the
+    game's own rule?  Each attacking move must be legal (under renju black's fours may not be
+    forbidden points), threaten a five the rule counts (caro: not blocked at both ends) and
+    block the defender's five when he has one; the defender's block must be the line's reply.
+    A threat the defender cannot stop (two fives, or the only block a forbidden point for
+    black) wins at once."""
+    board = bytearray(cells)
+    defender = 1 - attacker
+    renju = game.rule == "renju"
+    for i in range(0, len(line), 2):
+        move = line[i]
+        if board[move] or (renju and attacker == 0 and foul(board, game._rays(), move) is not None):
+            return False
+        board[move] = attacker + 1
+        if game.makes_five(board, move):
+            return i == len(line) - 1
+        board[move] = 0
+        against = winning_cells(game, board, defender)
+        if against and against != [move]:
+            return False                         # the defender's five comes first
+        board[move] = attacker + 1
+        threats = winning_cells(game, board, attacker)
+        if not threats or i + 1 >= len(line):
+            return False
+        blocks = [t for t in threats if not (renju and defender == 0 and foul(board, game._rays(), t) is not None)]
+        if len(threats) >= 2 or not blocks:
+            return True
+        if line[i + 1] != blocks[0]:
+            return False
+        board[blocks[0]] = defender + 1
+    return False
 
 
 class TreeProver:
