@@ -199,6 +199,9 @@ def test_clock_switch_gives_bullet_moves_to_the_fast_searcher_and_the_rest_to_th
 def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_threshold(monkeypatch):
     from engine.players import build
     from engine.players.clock_switch import ClockSwitch
+    gomoku = build_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
+    assert isinstance(gomoku.searcher, MCTS)          # gomoku: MCTS at every clock
+    monkeypatch.delitem(build.AUTO_ALPHABETA_BELOW, "chess")
     assert isinstance(build_player(get_game("chess"), PlayerOptions(player="auto")).searcher, MCTS)
     monkeypatch.setitem(build.AUTO_ALPHABETA_BELOW, "chess", 0.15)
     built = build_player(get_game("chess"), PlayerOptions(player="auto"))

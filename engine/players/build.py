@@ -221,9 +221,10 @@ def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) 
 
 # Player auto with a network: alpha-beta for moves planned below this many seconds, MCTS
 # above (engine/players/clock_switch.py).  A game absent here plays MCTS at every clock.
-# Empty for now: chess at 0.15 s is the candidate (MCTS lost 4.5/40 to alpha-beta at 1+0.01),
-# to be switched on once the 1,000-game 1+0.01 soak has been run with it (issue 25's note).
-AUTO_ALPHABETA_BELOW: dict[str, float] = {}
+# Chess: MCTS scored 14.5/100 against alpha-beta at 1+0.01 (a planned 20-30 ms a move) and
+# wins at a second a move (docs/measurements/player-auto.md).  Gomoku plays MCTS at every clock
+# (77.5/100 against alpha-beta at one second a game).
+AUTO_ALPHABETA_BELOW: dict[str, float] = {"chess": 0.15}
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 DEFAULT_VCT_SHARE = 0.3   # of the time left, at most, for the root's VCT checks
