@@ -79,7 +79,7 @@ def _tactical_game(game, rng: random.Random, plies: int) -> list[GomokuState]:
         board = GomokuSearchBoard.from_state(state)
         ordered = [m for m, _ in board.ordered_moves()] or [centre]
         move = rng.choice(ordered[:4]) if rng.random() < 0.8 else rng.choice(
-            [m for m in board.candidates] or [centre])
+            [m for m in board.candidates if state.is_legal(m)] or [centre])
         state = state.play(move)
         states.append(state)
     return states

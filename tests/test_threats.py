@@ -1,10 +1,12 @@
 """Threat-space search (engine/search/threats.py): every proof is checked with the rules alone.
 
-The positions come from tests/data/vcf_positions.txt (format there).  Nothing recorded is
+The positions come from tests/data/vcf_positions.txt and, for renju and caro,
+vcf_positions_rules.txt (format there).  Nothing recorded is
 trusted: each position is solved again and each proof line replayed with GomokuState and
-`makes_five` only -- every attacker move makes a four (or the five), the defender cannot
-make five instead, each reply takes a five cell (the only one, when there is one), the
-line ends in the attacker's five.  Refutations are checked by an independent brute-force
+`makes_five` only -- every attacker move makes a four (or the five) and is legal (under
+renju never a forbidden point for black), the defender cannot make five instead, the line
+wins once the defender faces two five cells, or (renju) one that is a forbidden point for
+black; otherwise the reply takes the five cell, and the line ends in the attacker's five.  Refutations are checked by an independent brute-force
 VCF search over five-cell windows (no pattern tables).
 """
 from __future__ import annotations
@@ -27,12 +29,13 @@ from engine.search.tree import Node
 from engine.types import Evaluation, Limits
 
 DATA = Path(__file__).parent / "data" / "vcf_positions.txt"
+RULES_DATA = Path(__file__).parent / "data" / "vcf_positions_rules.txt"
 _DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
-def load_positions() -> list[tuple[str, GomokuState, str, list[int]]]:
+def load_positions(path: Path = DATA) -> list[tuple[str, GomokuState, str, list[int]]]:
     out = []
-    for raw in DATA.read_text().splitlines():
+    for raw in path.read_text().splitlines():
         if not raw.strip() or raw.startswith("#"):
             continue
         name, setup, xs, os_, kind, _plies, moves = (f.strip() for f in raw.split(";"))
@@ -47,7 +50,7 @@ def load_positions() -> list[tuple[str, GomokuState, str, list[int]]]:
     return out
 
 
-POSITIONS = load_positions()
+POSITIONS = load_positions() + load_positions(RULES_DATA)
 VCF = [p for p in POSITIONS if p[2].startswith("vcf")]
 REFUTE = [p for p in POSITIONS if p[2] in ("refute", "counter")]
 
@@ -98,6 +101,8 @@ def assert_vcf_line(state: GomokuState, line) -> None:
     mine, theirs = attacker + 1, 2 - attacker
     threats: set[int] = set()
     for i, move in enumerate(line):
+        if i % 2 == 1 and (len(threats) >= 2 or all(state.foul(cell) is not None for cell in threats)):
+            return     # two fives to stop, or (renju) the only one a forbidden point for black: won
         assert state.is_legal(move), f"ply {i}: {move} is not playable"
         if i % 2 == 1:
             assert move in threats, f"ply {i}: the defender's reply {move} does not take a five cell"
@@ -155,6 +160,29 @@ def test_data_set_covers_what_it_must():
             assert any(s.width == size and s.game.rule == rule for _, s, _, _ in VCF), (size, rule)
     assert any(kind == "vcf-counter" for _, _, kind, _ in VCF)
     assert REFUTE
+    renju = [kind for _, s, kind, _ in POSITIONS if s.game.rule == "renju"]
+    caro = [kind for _, s, kind, _ in POSITIONS if s.game.rule == "caro"]
+    assert len(renju) >= 20 and len(caro) >= 10
+    assert "vcf-foul" in renju and "refute" in renju and "refute" in caro
+
+
+def test_under_renju_a_vcf_through_a_foul_is_no_proof():
+    """Black's double four is a win for the exactly-five patterns the kernel searches with and
+    a forbidden point under renju: the solver must not call it a win."""
+    game = get_game("gomoku", width=15, rule="renju")
+    # O X . X X * . X on row 7: * makes two fours in one line (a double four, forbidden)
+    black = [game.index(x, 7) for x in (3, 5, 6, 9)] + [game.index(0, 0), game.index(14, 0)]
+    white = [game.index(x, 14) for x in (0, 3, 6, 9)] + [game.index(2, 7), game.index(14, 10)]
+    state = game.state_from_stones(black, white)
+    star = game.index(7, 7)
+    assert state.foul(star) == "double-four"
+    result = ThreatSolver(game).vcf(state, nodes=20_000)
+    assert result.line is None or result.line[0] != star      # (a five on * later is allowed)
+    if result.line is not None:
+        assert_vcf_line(state, result.line)
+    freestyle = get_game("gomoku", width=15, rule="standard")
+    plain = ThreatSolver(freestyle).vcf(freestyle.state_from_stones(black, white), nodes=20_000)
+    assert plain.line is not None and plain.line[0] == star
 
 
 @pytest.mark.parametrize("name, state, kind, moves", VCF, ids=[p[0] for p in VCF])
