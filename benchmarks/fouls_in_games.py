@@ -1,4 +1,4 @@
-"""Count the renju fouls in an arena database's gomoku games, as a referee would.
+"""Count the renju fouls in an arena database's renju games, as a referee would.
 
 Every game is replayed stone by stone under freestyle (so a forbidden move would still be
 placed) and each black move is checked with the renju foul detector
@@ -24,6 +24,8 @@ def main(paths: list[str]) -> int:
         black_moves: Counter[str] = Counter()
         forfeits = [(r.key, r.forfeit, r.reason) for r in records if r.forfeit]
         for r in records:
+            if r.rule != "renju":
+                continue          # fouls exist under renju only
             size = int(r.board.split("x")[0])
             game = GomokuGame(size, rule="freestyle")
             renju = GomokuGame(size, rule="renju")

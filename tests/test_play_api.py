@@ -665,3 +665,17 @@ def test_engine_play_on_the_network_prints_its_key_and_wants_it():
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/options", timeout=30)
         assert refused.value.code == 403
         ctrl_c(process)
+
+
+def test_renju_board_refuses_black_s_forbidden_point_with_its_reason(board_server):
+    """The web board plays the rules the referee does: under renju a double three typed for
+    black is refused with the reason, and the same point is open to white."""
+    stones = "3,1 14,14 3,2 14,0 1,3 8,14 2,3 14,8"          # black, white, ... : black to move
+    settings = GameSettings(width=15, height=15, rule="renju", mode="analysis", opponent=RANDOM,
+                            position=stones)
+    client = board_server(settings).client()
+    status, data = client.request("POST", "/api/move", {"move": "3,3"})
+    assert status == 400 and "forbidden point for black (double-three)" in data["error"]
+    client.post("/api/move", {"move": "10,10"})               # black elsewhere; now white may take 3,3
+    snap = client.post("/api/move", {"move": "3,3"})
+    assert snap["moves"][-1]["move"] == "3,3"
