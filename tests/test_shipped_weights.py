@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -99,7 +100,7 @@ def test_the_default_gomocup_brain_plays_mcts_with_the_shipped_gomoku_network():
     from protocols.gomocup_client import GomocupClient, parse_move
     from conftest import console_script, engine_env
 
-    shipped = FOLDER / "gomoku-dagger2-res6x32.pt"
+    shipped = FOLDER / json.loads((FOLDER / "index.json").read_text())["defaults"]["gomoku"]["file"]
     options = resolve_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
     assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
