@@ -233,7 +233,8 @@ MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
 MCTS_VCT_NODES: dict[str, int] = {"gomoku": 1000}
 
 # MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
-# matches behind them are in weights/README.md.  A game absent here uses MCTSConfig's defaults.
+# matches behind them are in docs/measurements/weights-history.md.  A game absent here uses
+# MCTSConfig's defaults.
 MCTS_TUNED: dict[str, dict[str, float]] = {
     "chess": {"fpu_reduction": 0.5, "policy_temperature": 1.0},
     "gomoku": {"fpu_reduction": 0.25, "policy_temperature": 1.0, "vct_share": 0.3},

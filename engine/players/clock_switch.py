@@ -4,7 +4,7 @@ network, alpha-beta when it has not.
 A neural MCTS on this CPU runs about 1,500-2,500 playouts a second; on a bullet clock
 (1+0.01: a planned 20-30 ms a move) that is a few dozen playouts, and measured head to
 head MCTS then loses most games to our own alpha-beta, while at a second a move it wins
-them (both in weights/README.md and docs/measurements/player-auto.md).  So each search
+them (docs/measurements/weights-history.md and player-auto.md).  So each search
 goes to the searcher the move's budget suits: the planned time (the soft budget, else the
 hard one) below `fast_below` seconds -> alpha-beta; anything else (a longer budget, node
 or depth limits, infinite analysis, pondering) -> MCTS.

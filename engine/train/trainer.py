@@ -65,7 +65,7 @@ LOG_FILE = "log.jsonl"
 _MASKED = -1e9  # a logit no legal move can lose to (finite: an all-illegal row stays finite)
 # Settings that change the numbers; the rest (device, threads, intervals) may change on resume.
 _OPERATIONAL = ("checkpoint_every", "log_every", "device", "threads", "val_samples", "plot")
-DEFAULT_VALUE_BLEND = 0.5   # chosen by measurement: see weights/README.md, "value blend"
+DEFAULT_VALUE_BLEND = 0.5   # chosen by measurement: see docs/measurements/weights-history.md, "value blend"
 
 
 class RunError(ValueError):
