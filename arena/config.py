@@ -43,7 +43,7 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class EngineSpec:
     """One participant.  Either a built-in `player` (run as `engine uci|gomocup --player X` with
-    the arena's own interpreter: `python -c "from protocols.cli import main; main()" ...`, see
+    the arena's own interpreter: `python -m engine.cli ...`, see
     argv) or an external `command`.  options: UCI setoption / Gomocup INFO pairs.  depth/nodes/movetime:
     this engine's own search limits (override the tournament's)."""
     name: str
@@ -69,7 +69,7 @@ class EngineSpec:
         """The command line that starts this engine for `game`."""
         if not self.builtin:
             return list(self.command)
-        argv = [sys.executable, "-c", "from protocols.cli import main; main()",
+        argv = [sys.executable, "-m", "engine.cli",
                 self.protocol_for(game), "--player", str(self.player)]
         settings = dict(self.settings)
         settings.setdefault("threads", "1")  # DESIGN: one network thread when engines share cores

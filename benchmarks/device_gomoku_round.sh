@@ -3,7 +3,8 @@
 # bench, then 400 s of data on all cores (Rapfi teaching the positions of our own games on 8,
 # self-play with the shipped network on 8), then a short training run on the GPU.
 # Needs: python-chess as a wheel in .whl/, Rapfi (AVX2 build) at .dev/pbrain-rapfi, our games as
-# .dev/ours.psq (`arena report DB --pgn`), and .dev/plyzero_cli.py calling protocols.cli.main.
+# .dev/ours.psq (`arena report DB --pgn`), and .dev/plyzero_cli.py calling engine.cli.main
+# under `if __name__ == "__main__"` (or pip install the project there and call `engine`).
 # Usage there: DATA_S=400 TRAIN_S=60 bash benchmarks/device_gomoku_round.sh  (files land in $OUT)
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)

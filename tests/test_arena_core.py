@@ -46,7 +46,7 @@ def test_parse_engine_forms():
     spec = parse_engine("alphabeta:depth=3,hash=16")
     assert spec.player == "alphabeta" and spec.depth == 3 and dict(spec.settings) == {"hash": "16"}
     argv = spec.argv("chess")
-    assert argv[:2] == [sys.executable, "-c"] and argv[3:6] == ["uci", "--player", "alphabeta"]
+    assert argv[:3] == [sys.executable, "-m", "engine.cli"] and argv[3:6] == ["uci", "--player", "alphabeta"]
     assert "--threads" in argv and argv[argv.index("--threads") + 1] == "1"
     ext = parse_engine(f"name=sf,cmd='{sys.executable} -u x.py',proto=uci,option.Hash=16")
     assert ext.name == "sf" and ext.command == (sys.executable, "-u", "x.py")

@@ -27,7 +27,7 @@ def test_rules_search_and_protocol_modules_never_import_torch():
         "import engine.types, engine.games, engine.games.chess, engine.games.gomoku\n"
         "import engine.search, engine.search.limits, engine.players, engine.player\n"
         "import engine.search.alphabeta, engine.search.mcts, engine.search.uct\n"
-        "import protocols.uci, protocols.gomocup, protocols.cli")
+        "import protocols.uci, protocols.gomocup, engine.cli")
 
 
 def test_alphabeta_player_is_built_without_torch():
@@ -238,7 +238,7 @@ def test_get_game_rejects_bad_settings():
     with pytest.raises(GameSetupError):
         get_game("gomoku", width=4)
     with pytest.raises(GameSetupError):
-        get_game("gomoku", width=15, rule="renju")
+        get_game("gomoku", width=15, rule="continuous")
 
 
 def test_engine_library_starts_no_engine_processes():

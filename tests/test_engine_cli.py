@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from engine.games import get_game
 from engine.nn.evaluator import NetworkEvaluator
-from protocols.cli import main
+from engine.cli import main
 
 
 def test_init_net_writes_a_checkpoint_and_onnx_sidecar_that_evaluate(tmp_path):

@@ -138,7 +138,7 @@ def test_resignation_play_through_counts_would_be_resigners():
 
 
 def test_loop_command_rejects_bad_input_in_one_line(tmp_path):
-    from arena.loop_cli import loop
+    from engine.cli.loop import loop
     runner = CliRunner()
     bad_board = runner.invoke(loop, ["--run", str(tmp_path / "r"), "--board", "3"])
     assert bad_board.exit_code == 2 and "Traceback" not in bad_board.output
@@ -146,8 +146,8 @@ def test_loop_command_rejects_bad_input_in_one_line(tmp_path):
     assert bad_net.exit_code == 1 and bad_net.output.startswith("Error: bad network name")
 
 
-def test_engine_finds_the_loop_command_through_its_entry_point():
-    from protocols.cli import main
+def test_engine_lists_the_loop_command_among_its_own():
+    from engine.cli import main
     runner = CliRunner()
     listed = runner.invoke(main, ["--help"])
     assert listed.exit_code == 0 and "loop" in listed.output

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from engine.nn import codec_chess
 from engine.train.samples import read_shards, sample_batch
-from protocols.cli import main
+from engine.cli import main
 
 PGN = Path(__file__).parent / "data" / "small_games.pgn"
 

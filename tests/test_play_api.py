@@ -26,7 +26,7 @@ from engine.play.settings import external_engine
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.evaluators import heuristic_evaluator
 from engine.types import Limits, SearchInfo
-from protocols.cli import main
+from engine.cli import main
 from protocols.external_searcher import external_searcher
 
 
@@ -35,7 +35,7 @@ def builtin(player: str, **options) -> Opponent:
 
 
 RANDOM = builtin("random", seed=7)
-PYTHON_ENGINE = [sys.executable, "-m", "protocols.cli"]     # `engine` as the arena launches it
+PYTHON_ENGINE = [sys.executable, "-m", "engine.cli"]     # `engine` as the arena launches it
 
 
 def engines(**argvs: list[str]) -> AllowList:

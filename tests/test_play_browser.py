@@ -226,7 +226,7 @@ def test_external_engines_are_picked_by_name_from_the_command_lines_list(browser
     from protocols.external_searcher import external_searcher
 
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)
-    allowed = AllowList(engines={"brain": (sys.executable, "-m", "protocols.cli", "gomocup", "--player", "random")})
+    allowed = AllowList(engines={"brain": (sys.executable, "-m", "engine.cli", "gomocup", "--player", "random")})
     board = board_server(GameSettings(width=9, height=9, opponent=RANDOM, movetime=0.2),
                          external=external_searcher, allowed=allowed)
     open_board(browser, board)

@@ -16,7 +16,7 @@ from engine.train.samples import (Batch, GameSpec, make_sample, read_shards, sam
 from engine.train.psq import PsqError, PsqGame, read_psq
 from engine.train.teacher import TeacherConfig, teacher_batch
 from engine.games.base import Outcome
-from protocols.cli import main
+from engine.cli import main
 from protocols.gomocup_teacher import board_stones, gomocup_teacher, parse_eval
 from protocols.uci_teacher import uci_teacher
 

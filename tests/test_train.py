@@ -25,7 +25,7 @@ from engine.train.teacher import TeacherConfig, teacher_batch
 from protocols.uci_teacher import uci_teacher
 from engine.train.trainer import RunError, TrainConfig, batch_losses, policy_loss, train
 from engine.types import Limits
-from protocols.cli import main
+from engine.cli import main
 
 GOMOKU7 = GameSpec("gomoku", 7, 7)
 GOMOKU9 = GameSpec("gomoku", 9, 9)
@@ -240,7 +240,7 @@ def test_multipv_teacher_gives_soft_targets_over_its_best_lines():
 
 
 def test_uci_teacher_drives_an_external_engine_through_python_chess():
-    command = (sys.executable, "-m", "protocols.cli", "uci", "--player", "alphabeta")
+    command = (sys.executable, "-m", "engine.cli", "uci", "--player", "alphabeta")
     config = TeacherConfig(depth=1, multipv=2, max_plies=6, opening_plies=0, epsilon=0.0, uci=command)
     samples = teacher_batch(CHESS, 1, config, seed=0, make_teacher=uci_teacher)
     assert len(samples) == 6

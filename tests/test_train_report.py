@@ -15,7 +15,7 @@ from engine.train.samples import GameSpec, read_shards, sample_batch, split_vali
 from engine.train.teacher import TeacherConfig, teacher_batch
 from engine.train.trainer import TrainConfig, batch_losses, train
 from engine.train.validate import validate, validation_indices
-from protocols.cli import main
+from engine.cli import main
 
 GOMOKU9 = GameSpec("gomoku", 9, 9)
 

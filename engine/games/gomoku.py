@@ -316,7 +316,7 @@ class GomokuGame:
                 y += sign * dy
         return length
 
-    def makes_five(self, cells: bytes, move: int) -> bool:
+    def makes_five(self, cells: bytes | bytearray, move: int) -> bool:
         """Does the stone on `move` complete a winning line under this rule (for its colour)?"""
         stone = cells[move]
         rule = self.rule

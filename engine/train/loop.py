@@ -16,7 +16,7 @@ rerun after `kill -9` continues with the first unfinished unit.
 
 The arena's referee plays the gating games, and `engine` never imports `arena`: the
 gate is injected through the `Arbiter` protocol (arena/gate.py implements it, and the
-`engine loop` command that wires them lives in arena/loop_cli.py).
+`engine loop` command that wires them lives in engine/cli/loop.py).
 """
 from __future__ import annotations
 

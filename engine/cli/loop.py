@@ -1,10 +1,7 @@
 """`engine loop`: the AlphaZero loop (engine.train.loop) gated by the arena (arena.gate).
 
-The command lives in arena/ because it wires the arena's referee into the loop, and
-`engine` (the library) never imports `arena`.  It reaches the `engine` console script
-as a plug-in: pyproject.toml declares it under the entry-point group
-`plyzero.engine_commands`, which protocols/cli.py looks up by name only when a
-sub-command is not one of its own (so `engine uci` pays nothing for it).
+The library's loop never imports `arena`; this command, in the composition root, wires the
+arena's referee in (imported when the command runs, so `engine uci` pays nothing for it).
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""`engine …`: a thin click layer over library functions.
-
-The `uci` and `gomocup` sub-commands are attached in `protocols/cli.py` (the console
-script's target) so that `engine/` never imports `protocols/`.
-"""
+"""`engine …`: the group, the options every command shares, and the engine's own commands
+(bench, init-net, quantize, selfplay, import, train, validate), a thin click layer over library
+functions.  serve.py and loop.py add the rest (engine/cli/__init__.py)."""
 from __future__ import annotations
 
 import functools
@@ -142,7 +140,7 @@ def quantize(weights: str, board: str, games: int, seed: int, out: str | None) -
 
 def board_specs(game: str, board: str | None, rule: str) -> list[Any]:
     """--board "9,15,12x10" -> one GameSpec per board (gomoku); chess takes no --board.
-    Shared with protocols/cli.py (the teacher command), hence public."""
+    Shared with serve.py (the teacher command), hence public."""
     from engine.games import GameSetupError, game_class
     from engine.train.samples import GameSpec
 

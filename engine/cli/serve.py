@@ -1,6 +1,6 @@
-"""Console-script targets: `engine` (the engine CLI plus the commands that talk to engine
-processes: the protocol servers, and the teacher when it drives an external UCI engine) and
-`pbrain-plyzero` (the Gomocup brain's launcher).  The only click code in protocols/."""
+"""The commands that talk to engine processes: the protocol servers (`engine uci`, `engine
+gomocup`, and `pbrain-plyzero`, the Gomocup brain's launcher), the teacher (which drives an
+external UCI engine or Gomocup brain) and the web board (`engine play`)."""
 from __future__ import annotations
 
 import sys
@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from engine.cli import board_option, board_specs, game_option, generate_shards, main, player_options, rule_option
+from engine.cli.commands import (board_option, board_specs, game_option, generate_shards, main, player_options,
+                                 rule_option)
 from engine.games import game_class
 from engine.players import PlayerOptions
 
@@ -231,34 +232,3 @@ def pbrain_main(options: PlayerOptions) -> None:
     """PlyZero Gomocup brain (piskvork protocol on stdin/stdout)."""
     from protocols.gomocup import serve_stdio
     sys.exit(serve_stdio(options))
-
-
-PLUGIN_GROUP = "plyzero.engine_commands"
-
-
-def _plugin(name: str) -> click.Command | None:
-    """A sub-command another installed package declares for `engine` (arena's `loop`)."""
-    from importlib.metadata import entry_points
-    for point in entry_points(group=PLUGIN_GROUP, name=name):
-        command = point.load()
-        return command if isinstance(command, click.Command) else None
-    return None
-
-
-class _EngineGroup(click.Group):
-    """engine/cli.py's group, plus plug-in commands looked up only when a name is not ours."""
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        return super().get_command(ctx, cmd_name) or _plugin(cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        from importlib.metadata import entry_points
-        return sorted(set(super().list_commands(ctx)) | {p.name for p in entry_points(group=PLUGIN_GROUP)})
-
-
-main = _EngineGroup(name=main.name, commands=main.commands, callback=main.callback, params=main.params,
-                    help=main.help, context_settings=main.context_settings)
-
-
-if __name__ == "__main__":  # `python -m protocols.cli uci …`: how the arena launches built-in players
-    main()
