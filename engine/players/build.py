@@ -221,10 +221,10 @@ def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) 
 
 # Player auto with a network: alpha-beta for moves planned below this many seconds, MCTS
 # above (engine/players/clock_switch.py).  A game absent here plays MCTS at every clock.
-# Chess: MCTS scored 14.5/100 against alpha-beta at 1+0.01 (a planned 20-30 ms a move) and
-# wins at a second a move (docs/measurements/player-auto.md).  Gomoku plays MCTS at every clock
-# (77.5/100 against alpha-beta at one second a game).
-AUTO_ALPHABETA_BELOW: dict[str, float] = {"chess": 0.15}
+# Chess, MCTS against alpha-beta (docs/measurements/player-auto.md): 14.5/100 at 1+0.01 (a planned
+# 20-30 ms a move), 17.5/40 at 10+0.1 (about 0.32 s), 49/80 at a second a move: the switch sits
+# between the last two.  Gomoku plays MCTS at every clock (77.5/100 at one second a game).
+AUTO_ALPHABETA_BELOW: dict[str, float] = {"chess": 0.5}
 
 # MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
 DEFAULT_VCT_SHARE = 0.3   # of the time left, at most, for the root's VCT checks
