@@ -12,7 +12,7 @@ from engine.games.gomoku import RULES as GOMOKU_RULES
 from engine.players import PLAYER_OPTIONS, OptionSpec, PlayerOptions
 
 __all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
-           "rule_option"]
+           "rule_option", "selfplay_knobs"]
 
 
 def _click_type(spec: OptionSpec) -> Any:
@@ -180,6 +180,29 @@ def generate_shards(kind: str, specs: list[Any], games: int, per_shard: int, see
                f"{positions} positions in {seconds:.1f} s of play")
 
 
+def selfplay_knobs(*, resign: float | None, resign_playthrough: float, full_share: float,
+                   fast_nodes: int | None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Self-play's resignation and playout-cap flags, with the given defaults (`engine selfplay`
+    and `engine loop` share them)."""
+    options = [
+        click.option("--resign", type=click.FloatRange(-1.0, 0.0), default=resign, show_default=True,
+                     help="Resign at this root value or below (none: never)."),
+        click.option("--resign-playthrough", type=click.FloatRange(0.0, 1.0), default=resign_playthrough,
+                     show_default=True, help="Share of games never resigned, to count false resignations."),
+        click.option("--full-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=full_share,
+                     show_default=True,
+                     help="Playout-cap randomisation: share of moves searched fully and kept as samples."),
+        click.option("--fast-nodes", type=click.IntRange(min=1), default=fast_nodes, show_default=True,
+                     help="Playouts of a fast (not kept) search [nodes / 4]."),
+    ]
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+    return decorate
+
+
 game_option = click.option("--game", type=click.Choice(["chess", "gomoku"]), required=True)
 board_option = click.option("--board", default=None,
                              help="Gomoku boards, comma-separated: 9,15 or 12x10 (default 15).")
@@ -203,14 +226,7 @@ rule_option = click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), defa
 @click.option("--temp-plies", type=click.IntRange(min=0), default=8, show_default=True,
               help="Plies with moves sampled from the visits (temperature 1).")
 @click.option("--max-plies", type=click.IntRange(min=1), default=None, help="Draw after this many plies.")
-@click.option("--resign", type=click.FloatRange(-1.0, 0.0), default=None,
-              help="Resign at this root value or below (off by default).")
-@click.option("--resign-playthrough", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
-              help="Share of games never resigned, to count false resignations.")
-@click.option("--full-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=1.0, show_default=True,
-              help="Playout-cap randomisation: share of moves searched fully and kept as samples.")
-@click.option("--fast-nodes", type=click.IntRange(min=1), default=None,
-              help="Playouts of a fast (not kept) search [nodes / 4].")
+@selfplay_knobs(resign=None, resign_playthrough=0.0, full_share=1.0, fast_nodes=None)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--ray", default=None, metavar="ADDRESS",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from engine.cli.commands import selfplay_knobs
 from engine.games.gomoku import RULES as GOMOKU_RULES
 
 __all__ = ["loop"]
@@ -30,16 +31,9 @@ __all__ = ["loop"]
               help="Games per self-play unit (played in lockstep; one shard each).")
 @click.option("--nodes", type=click.IntRange(min=1), default=64, show_default=True,
               help="Playouts of a full self-play search.")
-@click.option("--fast-nodes", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Playouts of a fast (not kept) search.")
-@click.option("--full-share", type=click.FloatRange(0.0, 1.0, min_open=True), default=0.5, show_default=True,
-              help="Playout-cap randomisation: share of moves searched fully and kept as samples.")
 @click.option("--temp-plies", type=click.IntRange(min=0), default=6, show_default=True,
               help="Opening plies with moves sampled from the visits.")
-@click.option("--resign", type=click.FloatRange(-1.0, 0.0), default=-0.9, show_default=True,
-              help="Resign at this root value or below.")
-@click.option("--resign-playthrough", type=click.FloatRange(0.0, 1.0), default=0.2, show_default=True,
-              help="Share of games never resigned, to count false resignations.")
+@selfplay_knobs(resign=-0.9, resign_playthrough=0.2, full_share=0.5, fast_nodes=16)
 @click.option("--steps", type=click.IntRange(min=1), default=200, show_default=True,
               help="Training updates per generation.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=128, show_default=True)
