@@ -65,7 +65,7 @@ def _blocked_by_foul(state: GomokuState, line) -> bool:
     for i, move in enumerate(line[:-1]):
         if i % 2 == 1 and state.foul(move) is not None:
             return True
-        state = state.play(move) if state.is_legal(move) else state
+        state = state.play(move)
     return False
 
 

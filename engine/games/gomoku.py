@@ -131,7 +131,8 @@ class GomokuState:
             return False
         if self.game.fouls and not self.ply & 1:
             moves = self.legal_moves()
-            return self._empty is None or moves[bisect_left(moves, move):][:1] == [move]
+            at = bisect_left(moves, move)
+            return at < len(moves) and moves[at] == move
         return True
 
     def play(self, move: int) -> "GomokuState":

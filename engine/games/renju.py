@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["foul", "forbidden_points", "MAX_DEPTH", "FOULS"]
+__all__ = ["foul", "forbidden_points", "MAX_DEPTH"]
 
 EMPTY, BLACK = 0, 1
 MAX_DEPTH = 8
-FOULS = ("overline", "double-four", "double-three")
 
 Rays = Sequence[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]]
 

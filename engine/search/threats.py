@@ -399,10 +399,9 @@ def line_holds(game: GomokuGame, cells: bytes | bytearray, attacker: int, line: 
             return False
         board[move] = attacker + 1
         if game.makes_five(board, move):
-            return i == len(line) - 1
+            return True                          # a five, at the line's end or before it
         board[move] = 0
-        against = winning_cells(game, board, defender)
-        if against and against != [move]:
+        if any(cell != move for cell in winning_cells(game, board, defender)):
             return False                         # the defender's five comes first
         board[move] = attacker + 1
         threats = winning_cells(game, board, attacker)
