@@ -64,11 +64,12 @@ def run_scale_bench(weights: str, spec, *, device: str = "cpu", precision: str =
     used = "bf16" if getattr(runner, "bf16", False) else "fp32"
     game = spec.make()
     codec = RunnerEvaluator(runner, expect_game=spec.name).codec
+    from engine.nn.spec import network_planes
     echo(f"scale bench: {meta.get('net')} {spec.label} on {device} ({used}, {type(runner).__name__})")
     states = _positions(game, max(batches))
     rates: dict[int, float] = {}
     for batch in batches:
-        planes = codec.encode(states[:batch])
+        planes = codec.encode(states[:batch], planes=network_planes(meta))
         runner.run(planes)                              # warm-up: allocation, kernel choice
         count, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds:

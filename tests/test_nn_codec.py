@@ -176,19 +176,59 @@ def test_gomoku_planes_and_indices_on_a_padded_grid():
     game = get_game("gomoku", width=9, height=7, rule="standard")
     state = game.state_from_moves([game.index(4, 3), game.index(0, 0), game.index(8, 6)])
     planes = codec_gomoku.encode([state], shape=(10, 12))[0]
-    assert planes.shape == (6, 10, 12)
+    assert planes.shape == (9, 10, 12)
     assert planes[0, 0, 0] == 1 and planes[0].sum() == 1          # White (to move) owns 0,0
     assert planes[1, 3, 4] == 1 and planes[1, 6, 8] == 1 and planes[1].sum() == 2
     assert planes[2, 6, 8] == 1 and planes[2].sum() == 1          # last move
     assert planes[3, :7, :9].min() == 1 and planes[3].sum() == 63  # second player to move
     assert planes[4].sum() == 63 and planes[4, 7:].max() == 0 and planes[4, :, 9:].max() == 0
     assert planes[5].sum() == 63                                   # standard rule
+    assert planes[6:].max() == 0                                   # not renju, not caro
     index = codec_gomoku.legal_index(state, padded_width=12)
     cells = [game.coords(m) for m in state.legal_moves()]
     assert index.tolist() == [y * 12 + x for x, y in cells]
     assert codec_gomoku.index_to_move(state, 10) == 10
     with pytest.raises(ValueError):
         codec_gomoku.move_index(state, 63)
+
+
+def _renju_with_a_double_three():
+    """15x15 renju, white to move; black's (7, 7) would make two open threes."""
+    game = get_game("gomoku", width=15, height=15, rule="renju")
+    moves = [(5, 7), (0, 0), (6, 7), (0, 14), (7, 5), (14, 0), (7, 6), (14, 14), (12, 12)]
+    cells = [game.index(x, y) for x, y in moves]
+    return game, game.state_from_moves(cells), cells
+
+
+@pytest.mark.parametrize("rule, renju, caro", [("freestyle", 0, 0), ("standard", 0, 0),
+                                               ("renju", 1, 0), ("caro", 0, 1)])
+def test_gomoku_rule_planes(rule, renju, caro):
+    game = get_game("gomoku", width=9, height=9, rule=rule)
+    planes = codec_gomoku.encode([game.state_from_moves([40])])[0]
+    assert planes[5].min() == planes[5].max() == (rule != "freestyle")
+    assert planes[6].min() == planes[6].max() == renju
+    assert planes[7].min() == planes[7].max() == caro
+
+
+def test_gomoku_forbidden_plane_shows_blacks_fouls_on_both_sides_turns():
+    game, white_to_move, cells = _renju_with_a_double_three()
+    assert white_to_move.to_play == 1 and white_to_move.forbidden_points() == []
+    planes = codec_gomoku.encode([white_to_move])[0]
+    assert np.argwhere(planes[8]).tolist() == [[7, 7]]             # [y, x] of the double three
+    black_to_move = white_to_move.play(game.index(13, 13))
+    assert black_to_move.forbidden_points() == [game.index(7, 7)]
+    assert game.index(7, 7) not in black_to_move.legal_moves()
+    assert np.argwhere(codec_gomoku.encode([black_to_move])[0][8]).tolist() == [[7, 7]]
+    freestyle = get_game("gomoku", width=15, height=15).state_from_moves(cells)
+    assert codec_gomoku.encode([freestyle])[0][8].max() == 0
+
+
+def test_gomoku_version_one_prefix():
+    """A version-1 network reads the first 6 planes: the same numbers as before the codec grew."""
+    _, state, _ = _renju_with_a_double_three()
+    full = codec_gomoku.encode([state])
+    old = codec_gomoku.encode([state], planes=codec_gomoku.PLANES_BY_VERSION[1])
+    assert old.shape[1] == 6 and np.array_equal(old, full[:, :6])
 
 
 def test_gomoku_priors_and_cell_target_cover_only_empty_cells():

@@ -184,3 +184,50 @@ def test_tensor_sha256_sees_names_shapes_and_values():
     assert tensor_sha256(a) != tensor_sha256({"v": torch.zeros(2, 3)})
     assert tensor_sha256(a) != tensor_sha256({"w": torch.zeros(3, 2)})
     assert tensor_sha256(a) != tensor_sha256({"w": torch.tensor(np.eye(2, 3), dtype=torch.float32)})
+
+
+def _renju_states():
+    game = get_game("gomoku", width=15, height=15, rule="renju")
+    moves = [(5, 7), (0, 0), (6, 7), (0, 14), (7, 5), (14, 0), (7, 6), (14, 14), (12, 12)]
+    cells = [game.index(x, y) for x, y in moves]
+    return [game.state_from_moves(cells[:n]) for n in (1, 4, 8, 9)]
+
+
+def test_a_version_one_network_still_plays_and_widens_to_the_same_numbers(tmp_path):
+    """Networks from before the rule planes (6 input planes, codec version 1) load, read the
+    first 6 planes, and fine-tune from a widened copy that computes exactly what they did."""
+    from dataclasses import replace
+
+    from engine.nn.evaluator import NetworkEvaluator
+    from engine.nn.model import widen_input
+    torch.manual_seed(3)
+    old = build_model(replace(parse_net("res2x32", "gomoku"), in_planes=6))
+    meta = save_checkpoint(tmp_path / "v1.pt", old)
+    assert meta["codec_version"] == 1
+    loaded, _ = load_checkpoint(tmp_path / "v1.pt", "gomoku")
+    states = _renju_states()
+    planes = torch.from_numpy(codec_gomoku.encode(states))
+    assert planes.shape[1] == 9 and planes[:, 8].sum() > 0          # fouls are on the new plane
+    wide = widen_input(loaded, codec_gomoku.PLANES)
+    assert wide.config.in_planes == 9
+    with torch.inference_mode():
+        old_policy, old_wdl = loaded(planes[:, :6])
+        new_policy, new_wdl = wide(planes)
+    assert torch.allclose(old_policy, new_policy, atol=1e-5) and torch.allclose(old_wdl, new_wdl, atol=1e-5)
+    assert save_checkpoint(tmp_path / "v2.pt", wide)["codec_version"] == codec_gomoku.CODEC_VERSION
+    for backend in ("torch", "onnx"):
+        before = NetworkEvaluator(tmp_path / "v1.pt", backend=backend, cache_dir=tmp_path).evaluate(states)
+        after = NetworkEvaluator(tmp_path / "v2.pt", backend=backend, cache_dir=tmp_path).evaluate(states)
+        for a, b in zip(before, after):
+            assert np.allclose(a.priors, b.priors, atol=1e-4) and abs(a.value - b.value) < 1e-4
+    with pytest.raises(ValueError):
+        widen_input(wide, 6)
+
+
+def test_a_network_claiming_an_unknown_codec_version_is_refused(tmp_path):
+    create_random_checkpoint(tmp_path / "net.pt", "gomoku")
+    payload = torch.load(tmp_path / "net.pt", weights_only=True)
+    payload["codec_version"] = 7
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="codec version 7"):
+        load_checkpoint(tmp_path / "bad.pt")

@@ -330,6 +330,21 @@ def test_a_killed_run_resumes_exactly_where_it_stopped(tmp_path, teacher_shard):
     assert result.best_move in state.legal_moves() and sum(result.visits or ()) == 16
 
 
+def test_training_from_a_version_one_network_widens_it(tmp_path, teacher_shard):
+    """--init with a network from before the rule planes: the run trains the widened copy
+    and saves current-version checkpoints."""
+    from dataclasses import replace
+
+    from engine.nn.checkpoint import save_checkpoint
+    from engine.nn.spec import parse_net
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "v1.pt", build_model(replace(parse_net("res1x16", "gomoku"), in_planes=6)))
+    config = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=4, log_every=2)
+    report = train(tmp_path / "run", [teacher_shard], None, 4, config, init=tmp_path / "v1.pt")
+    model, meta = load_checkpoint(report.checkpoint, expect_game="gomoku")
+    assert meta["codec_version"] == codec_gomoku.CODEC_VERSION and model.config.in_planes == codec_gomoku.PLANES
+
+
 # --- command line -----------------------------------------------------------------------------
 
 def test_cli_teacher_then_train_then_resume(tmp_path):
@@ -375,3 +390,22 @@ def test_cli_bad_arguments_are_one_line_errors(tmp_path, teacher_shard, args, ex
     assert result.exit_code in (1, 2) and "Traceback" not in result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert len(errors) == 1 and expect in errors[0], result.output
+
+
+def test_a_version_one_gomoku_shard_reads_with_the_new_planes_zero(tmp_path):
+    """Shards written before the rule planes (6 planes) join version-2 data: planes 6-8
+    are zero under freestyle and standard, which is what version 1 held."""
+    path = write_shard(tmp_path / "new.npz", teacher_batch(GOMOKU7, 1, TeacherConfig(depth=1), seed=0), GOMOKU7)
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["codec_version"] = 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    arrays["planes"] = arrays["planes"][:, :6]
+    np.savez(tmp_path / "old.npz", **arrays)
+    new, old = read_shards([path]), read_shards([tmp_path / "old.npz"])
+    assert np.array_equal(new.buckets[0].planes, old.buckets[0].planes)
+    arrays["planes"] = arrays["planes"][:, :5]                      # planes of no known version
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ShardError, match="codec version 1"):
+        read_shards([tmp_path / "bad.npz"])

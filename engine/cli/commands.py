@@ -116,12 +116,14 @@ def init_net(path: str, game: str, net: str, seed: int, onnx: bool) -> None:
 @click.argument("weights")
 @click.option("--board", default="15,20", show_default=True,
               help="Gomoku: the square board sizes the calibration games are played on.")
+@click.option("--rules", default="freestyle,renju,caro", show_default=True,
+              help="Gomoku: the rules the calibration games are played under, on each board.")
 @click.option("--games", type=click.IntRange(min=1), default=16, show_default=True,
               help="Calibration games, moves sampled from the network's own policy.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="Where to write it [<weights>.int8.onnx, which players pick up by themselves].")
-def quantize(weights: str, board: str, games: int, seed: int, out: str | None) -> None:
+def quantize(weights: str, board: str, rules: str, games: int, seed: int, out: str | None) -> None:
     """Write a checkpoint's int8 ONNX export: about 2.4x the positions per second on CPU."""
     from engine.nn.quantize import quantize_sidecar
     from engine.players.networks import find_weights
@@ -131,7 +133,9 @@ def quantize(weights: str, board: str, games: int, seed: int, out: str | None) -
     except ValueError:
         raise click.BadParameter(f"{board!r}: expected sizes like 15,20", param_hint="--board") from None
     try:
-        click.echo(f"wrote {quantize_sidecar(find_weights(weights), boards=sizes, games=games, seed=seed, out=out)}")
+        written = quantize_sidecar(find_weights(weights), boards=sizes, rules=rules.split(","), games=games,
+                                   seed=seed, out=out)
+        click.echo(f"wrote {written}")
     except (ValueError, OSError) as exc:   # CheckpointError is a ValueError
         raise click.ClickException(str(exc)) from None
 

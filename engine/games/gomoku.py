@@ -66,7 +66,8 @@ def zobrist_code(stone: int, x: int, y: int) -> int:
 
 
 class GomokuState:
-    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves", "_empty", "_parent_moves")
+    __slots__ = ("game", "cells", "ply", "last_move", "_key", "_outcome", "_moves", "_empty", "_parent_moves",
+                 "_forbidden")
 
     def __init__(self, game: "GomokuGame", cells: bytes, ply: int, last_move: int | None,
                  key: int, outcome: Outcome | None):
@@ -81,6 +82,7 @@ class GomokuState:
         # The parent's legal moves, when known at play(): ours are those less last_move
         # (a list copy and one deletion instead of a scan of every cell).
         self._parent_moves: list[int] | None = None
+        self._forbidden: list[int] | None = None   # black's forbidden points, once computed
 
     @property
     def to_play(self) -> int:
@@ -107,7 +109,7 @@ class GomokuState:
                 self._moves = [i for i, c in enumerate(self.cells) if c == EMPTY]
             self._parent_moves = None
             if self.game.fouls and self.ply & 1 == 0 and self._moves:
-                forbidden = set(self.forbidden_points())
+                forbidden = set(self.black_forbidden_points())
                 # A black player with only forbidden points left may play them (and lose by the rules).
                 if forbidden and len(forbidden) < len(self._moves):
                     self._empty = self._moves
@@ -118,7 +120,17 @@ class GomokuState:
         """Black's forbidden points (renju, black to move; else none), in cell order."""
         if not self.game.fouls or self.ply & 1 or self._outcome is not None:
             return []
-        return forbidden_points(self.cells, self.game.width, self.game.height, self.game._rays())
+        return self.black_forbidden_points()
+
+    def black_forbidden_points(self) -> list[int]:
+        """Black's forbidden points whoever is to move (renju; else none), in cell order: the
+        network sees them on white's turns too, since white wins by forcing black onto one."""
+        if not self.game.fouls or self._outcome is not None:
+            return []
+        if self._forbidden is None:
+            self._forbidden = forbidden_points(self.cells, self.game.width, self.game.height,
+                                               self.game._rays())
+        return self._forbidden
 
     def foul(self, move: int) -> str | None:
         """Why the side to move may not play on empty `move` ("double-three", ...), else None."""

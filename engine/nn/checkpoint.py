@@ -20,7 +20,8 @@ from torch import nn
 
 from engine.nn.model import build_model
 from engine.nn.files import atomic_write
-from engine.nn.spec import FORMAT, CheckpointError, NetConfig, check_meta, codec_version, parse_net
+from engine.nn.spec import (FORMAT, CheckpointError, NetConfig, check_meta, codec_version, network_planes,
+                            parse_net)
 
 __all__ = ["save_checkpoint", "load_checkpoint", "create_random_checkpoint", "tensor_sha256",
            "read_meta", "CheckpointError"]
@@ -45,7 +46,7 @@ def save_checkpoint(path: str | Path, model: nn.Module, meta: Mapping[str, Any] 
     payload: dict[str, Any] = {
         "format": FORMAT,
         "game": config.game,
-        "codec_version": codec_version(config.game),
+        "codec_version": codec_version(config.game, config.in_planes),
         "net": config.name,
         "config": config.to_dict(),
         "step": int(meta.get("step", 0)),
@@ -99,7 +100,7 @@ def load_checkpoint(path: str | Path, expect_game: str | None = None) -> tuple[n
     if tensor_sha256(state_dict) != payload.get("sha256"):
         raise CheckpointError(f"{source}: weights do not match their sha256 (file damaged or edited)")
     config = NetConfig.from_dict(payload.get("config") or {})
-    if config.game != payload["game"] or config.in_planes != parse_net(config.name, config.game).in_planes:
+    if config.game != payload["game"] or config.in_planes != network_planes(payload):
         raise CheckpointError(f"{source}: network config does not fit the {payload['game']} codec")
     model = build_model(config)
     try:

@@ -101,12 +101,15 @@ def encode_into(out: np.ndarray, state) -> None:
     out[ONES_PLANE] = 1.0
 
 
-def encode(states: Sequence) -> np.ndarray:
-    """States -> float32 planes [B, 32, 8, 8] in each state's side-to-move frame."""
-    planes = np.zeros((len(states), PLANES, 8, 8), dtype=np.float32)
+def encode(states: Sequence, planes: int = PLANES) -> np.ndarray:
+    """States -> float32 planes [B, 32, 8, 8] in each state's side-to-move frame (one
+    codec version so far: `planes` is always 32)."""
+    if planes != PLANES:
+        raise ValueError(f"the chess codec has {PLANES} planes, not {planes}")
+    out = np.zeros((len(states), PLANES, 8, 8), dtype=np.float32)
     for i, state in enumerate(states):
-        encode_into(planes[i], state)
-    return planes
+        encode_into(out[i], state)
+    return out
 
 
 def _index(flip: int, move: chess.Move) -> int:
@@ -247,6 +250,7 @@ class ChessCodec:
     name = "chess"
     version = CODEC_VERSION
     planes = PLANES
+    planes_by_version = {CODEC_VERSION: PLANES}
     outputs = ("from", "to", "wdl")
     network = "engine.nn.model:ChessNet"
     symmetric = False             # castling and pawn direction break the board's symmetries
@@ -272,9 +276,9 @@ class ChessCodec:
         divisors[FIFTY_MOVE_PLANE] = 100.0
         return divisors
 
-    def export_example(self) -> np.ndarray:
+    def export_example(self, planes: int = PLANES) -> np.ndarray:
         """Planes [1, C, 8, 8] to trace the network with for ONNX export."""
-        example = np.zeros((1, PLANES, 8, 8), dtype=np.float32)
+        example = np.zeros((1, planes, 8, 8), dtype=np.float32)
         example[:, ONES_PLANE] = 1.0
         return example
 

@@ -1,11 +1,15 @@
 """Gomoku states <-> network planes and policy cells (numpy only, no torch).
 
-Planes [C=6, H, W], side-to-move frame:
+Planes [C=9, H, W], side-to-move frame:
   0 own stones (the player to move)   1 opponent stones   2 last move (one-hot)
   3 side to move (constant: 1 when the second player moves)   4 on-board mask
-  5 rule (constant: 0 for freestyle, 1 for the rules where exactly five wins: standard,
-    caro, and renju, whose forbidden points the network does not see: they are masked out
-    of the legal moves)
+  5 exactly five (constant: 0 for freestyle, 1 for standard, renju and caro)
+  6 renju (constant)   7 caro (constant)
+  8 black's forbidden points under renju (whoever moves: white aims to force black onto
+    them, black's own are also masked out of its legal moves); 0 under the other rules
+Version 1 (6 planes) was planes 0-5: a version-1 network reads the first 6 planes of a
+version-2 encoding (PLANES_BY_VERSION), and a version-1 shard is read as version 2 with
+planes 6-8 zero, which is what they are under freestyle and standard.
 A batch of mixed board sizes is padded to the largest height and width; padding has
 every plane 0 (mask included), so the masked network computes the same numbers as
 for each board alone.  Policy: one logit per cell, read at [y, x] of the padded
@@ -18,14 +22,16 @@ from typing import Hashable, Sequence
 import numpy as np
 
 __all__ = [
-    "CODEC_VERSION", "PLANES", "encode", "move_index", "index_to_move", "legal_index",
+    "CODEC_VERSION", "PLANES", "PLANES_BY_VERSION", "encode", "move_index", "index_to_move", "legal_index",
     "priors_from_logits", "priors_batch", "cell_target", "cache_key", "board_shape",
     "MASK_PLANE", "GomokuCodec", "CODEC",
 ]
 
-CODEC_VERSION = 1
-PLANES = 6
+CODEC_VERSION = 2
+PLANES = 9
 MASK_PLANE = 4
+# codec version -> input planes of a network or shard of that version (a prefix of PLANES)
+PLANES_BY_VERSION = {1: 6, 2: PLANES}
 
 
 def board_shape(states: Sequence) -> tuple[int, int]:
@@ -34,7 +40,8 @@ def board_shape(states: Sequence) -> tuple[int, int]:
 
 
 def encode_into(out: np.ndarray, state) -> None:
-    """Fill out[C, H>=height, W>=width] (zeros beyond the board) for one state."""
+    """Fill out[C, H>=height, W>=width] (zeros beyond the board) for one state; C may be
+    fewer than PLANES (an older network's prefix: the rest is not computed)."""
     h, w = state.height, state.width
     cells = np.frombuffer(state.cells, dtype=np.uint8).reshape(h, w)
     own = 1 + state.to_play
@@ -44,16 +51,22 @@ def encode_into(out: np.ndarray, state) -> None:
         out[2, state.last_move // w, state.last_move % w] = 1.0
     out[3, :h, :w] = float(state.to_play)
     out[MASK_PLANE, :h, :w] = 1.0
-    out[5, :h, :w] = 0.0 if state.game.rule == "freestyle" else 1.0
+    rule = state.game.rule
+    out[5, :h, :w] = 0.0 if rule == "freestyle" else 1.0
+    if out.shape[0] > 6:
+        out[6, :h, :w] = rule == "renju"
+        out[7, :h, :w] = rule == "caro"
+        for cell in state.black_forbidden_points():
+            out[8, cell // w, cell % w] = 1.0
 
 
-def encode(states: Sequence, shape: tuple[int, int] | None = None) -> np.ndarray:
-    """States -> float32 planes [B, 6, H, W], padded to `shape` or the largest board."""
+def encode(states: Sequence, shape: tuple[int, int] | None = None, planes: int = PLANES) -> np.ndarray:
+    """States -> float32 planes [B, planes, H, W], padded to `shape` or the largest board."""
     h, w = shape or board_shape(states)
-    planes = np.zeros((len(states), PLANES, h, w), dtype=np.float32)
+    out = np.zeros((len(states), planes, h, w), dtype=np.float32)
     for i, state in enumerate(states):
-        encode_into(planes[i], state)
-    return planes
+        encode_into(out[i], state)
+    return out
 
 
 def move_index(state, move: int) -> int:
@@ -118,6 +131,7 @@ class GomokuCodec:
     name = "gomoku"
     version = CODEC_VERSION
     planes = PLANES
+    planes_by_version = PLANES_BY_VERSION
     outputs = ("policy", "wdl")
     network = "engine.nn.model:GomokuNet"
     symmetric = True
@@ -144,9 +158,9 @@ class GomokuCodec:
     def plane_divisors(self) -> np.ndarray:
         return np.ones(PLANES, dtype=np.float32)       # every plane is 0/1
 
-    def export_example(self) -> np.ndarray:
+    def export_example(self, planes: int = PLANES) -> np.ndarray:
         """Planes [1, C, 9, 9] to trace the network with (height and width stay dynamic)."""
-        example = np.zeros((1, PLANES, 9, 9), dtype=np.float32)
+        example = np.zeros((1, planes, 9, 9), dtype=np.float32)
         example[:, MASK_PLANE] = 1.0
         return example
 

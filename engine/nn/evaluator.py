@@ -31,7 +31,7 @@ from engine.nn.codecs import CellCodec, GameCodec, get_codec
 from engine.nn.files import atomic_write
 from engine.nn.onnx_backend import (OnnxRunner, export_onnx_bytes, export_path,
                                     onnxruntime_available, open_export)
-from engine.nn.spec import BACKENDS, DEVICES, ONNX_PRECISIONS, CheckpointError, check_meta
+from engine.nn.spec import BACKENDS, DEVICES, ONNX_PRECISIONS, CheckpointError, check_meta, network_planes
 from engine.types import Evaluation
 
 __all__ = ["NetworkEvaluator", "resolve_device", "SYMMETRIES", "BACKENDS"]
@@ -165,6 +165,7 @@ class NetworkEvaluator:
         self.precision: str = self.meta.get("precision", "fp32")
         self.game: str = self.meta["game"]
         self.codec: GameCodec = get_codec(self.game)
+        self.in_planes = network_planes(self.meta)     # an older codec version reads a prefix
         if symmetry != "none" and not self.codec.symmetric:
             raise ValueError(f"symmetry {symmetry!r} is for games with board symmetries (gomoku), "
                              f"not {self.game}")
@@ -267,7 +268,7 @@ class NetworkEvaluator:
         return out
 
     def _plain(self, states: Sequence[Any]) -> list[Evaluation]:
-        outputs = self._runner.run(self.codec.encode(states))
+        outputs = self._runner.run(self.codec.encode(states, planes=self.in_planes))
         priors = self.codec.priors_batch(states, outputs[:-1])
         wdl = _softmax_rows(outputs[-1].astype(np.float64))
         return [_evaluation(p, w) for p, w in zip(priors, wdl)]
@@ -286,10 +287,10 @@ class NetworkEvaluator:
         for start in range(0, len(jobs), self.max_batch):
             part = jobs[start:start + self.max_batch]
             h, w = codec.batch_shape([states[i] for i, _ in part])
-            planes = np.zeros((len(part), codec.planes, h, w), dtype=np.float32)
+            planes = np.zeros((len(part), self.in_planes, h, w), dtype=np.float32)
             for row, (i, perm) in enumerate(part):
                 s = states[i]
-                own = codec.encode([s]).reshape(codec.planes, -1)
+                own = codec.encode([s], planes=self.in_planes).reshape(self.in_planes, -1)
                 moved = np.empty_like(own)
                 moved[:, perm] = own  # cell c goes to perm[c]
                 planes[row, :, :s.height, :s.width] = moved.reshape(-1, s.height, s.width)
@@ -329,5 +330,5 @@ def _model_meta(model: Any) -> dict:
     if config is None:
         raise CheckpointError("model has no PlyZero config (build it with engine.nn.model)")
     from engine.nn.spec import FORMAT, codec_version
-    return {"format": FORMAT, "game": config.game, "codec_version": codec_version(config.game),
-            "net": config.name, "config": config.to_dict(), "step": 0, "notes": "in-memory model"}
+    return {"format": FORMAT, "game": config.game,
+            "codec_version": codec_version(config.game, config.in_planes), "net": config.name, "config": config.to_dict(), "step": 0, "notes": "in-memory model"}

@@ -33,7 +33,7 @@ from engine.nn.codec_gomoku import MASK_PLANE
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
-__all__ = ["ChessNet", "GomokuNet", "build_model", "MASK_PLANE"]
+__all__ = ["ChessNet", "GomokuNet", "build_model", "widen_input", "MASK_PLANE"]
 
 
 
@@ -102,7 +102,7 @@ class ChessNet(nn.Module):
 
 
 class GomokuNet(nn.Module):
-    """planes [B, 6, H, W] -> (policy logits [B, H, W], wdl logits [B, 3]); any H, W."""
+    """planes [B, 9, H, W] -> (policy logits [B, H, W], wdl logits [B, 3]); any H, W."""
 
     def __init__(self, config: NetConfig):
         super().__init__()
@@ -138,3 +138,25 @@ def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:
     module, _, name = get_codec(config.game).network.partition(":")
     model = getattr(importlib.import_module(module), name)(config)
     return model.eval()
+
+
+def widen_input(model: nn.Module, planes: int) -> nn.Module:
+    """`model` made to read `planes` input planes (a network of an older codec version,
+    to fine-tune under the current one): the stem's weights for the added planes start
+    at zero, so the wider network computes exactly what the old one did."""
+    config: NetConfig = model.config  # type: ignore[assignment]
+    if planes == config.in_planes:
+        return model
+    if planes < config.in_planes:
+        raise ValueError(f"cannot narrow a network from {config.in_planes} to {planes} input planes")
+    from dataclasses import replace
+    wider = build_model(replace(config, in_planes=planes))
+    state = wider.state_dict()
+    for name, tensor in model.state_dict().items():
+        if state[name].shape == tensor.shape:
+            state[name] = tensor.clone()
+        else:                                   # the stem convolution: [C, in, k, k]
+            state[name] = torch.zeros_like(state[name])
+            state[name][:, :config.in_planes] = tensor
+    wider.load_state_dict(state)
+    return wider.train(model.training)

@@ -156,7 +156,7 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     import torch
 
     codec = get_codec(meta["game"])
-    dummy = torch.from_numpy(codec.export_example())
+    dummy = torch.from_numpy(codec.export_example(planes=model.config.in_planes))
     snapshot = copy.deepcopy(model).float().cpu().eval()
     buffer = io.BytesIO()
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice

@@ -30,11 +30,15 @@ import numpy as np
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write, file_sha256
 from engine.nn.onnx_backend import META_KEY, export_onnx_bytes, int8_sidecar_path
+from engine.nn.spec import network_planes
 
 __all__ = ["quantize_sidecar", "calibration_positions"]
 
 # Gomoku boards the calibration games are played on when none are given.
 DEFAULT_GOMOKU_BOARDS = (15, 20)
+# Gomoku rules the calibration games are played under (each board, each rule): the rule
+# planes and the forbidden-point plane move the activations, so each rule gets its games.
+DEFAULT_GOMOKU_RULES = ("freestyle", "renju", "caro")
 
 
 def calibration_positions(game: Any, evaluator: Any, *, games: int, max_plies: int,
@@ -54,14 +58,15 @@ def calibration_positions(game: Any, evaluator: Any, *, games: int, max_plies: i
     return positions
 
 
-def _batches(codec: Any, groups: Sequence[list[Any]], size: int) -> Iterator[np.ndarray]:
+def _batches(codec: Any, groups: Sequence[list[Any]], size: int, planes: int) -> Iterator[np.ndarray]:
     """Input planes in batches of one board shape each (a batch cannot mix shapes)."""
     for states in groups:
         for start in range(0, len(states), size):
-            yield codec.encode(states[start:start + size]).astype(np.float32)
+            yield codec.encode(states[start:start + size], planes=planes).astype(np.float32)
 
 
 def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOMOKU_BOARDS,
+                     rules: Sequence[str] = DEFAULT_GOMOKU_RULES,
                      games: int = 16, max_plies: int = 120, seed: int = 0,
                      out: str | Path | None = None) -> Path:
     """Write the int8 export of checkpoint `weights` (default `<weights>.int8.onnx`)."""
@@ -79,12 +84,12 @@ def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOM
     float_bytes = export_onnx_bytes(model, meta, file_sha256(weights))
     codec = get_codec(meta["game"])
     rng = random.Random(seed)
-    sized = ([get_game(meta["game"], width=size, height=size) for size in boards]
+    sized = ([get_game(meta["game"], width=size, height=size, rule=rule) for size in boards for rule in rules]
              if game_class(meta["game"]).sized else [get_game(meta["game"])])
 
     class Reader(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self, groups: Sequence[list[Any]]) -> None:
-            self.batches = _batches(codec, groups, 32)
+            self.batches = _batches(codec, groups, 32, network_planes(meta))
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             planes = next(self.batches, None)
@@ -104,7 +109,7 @@ def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOM
                         per_channel=True, reduce_range=True, nodes_to_exclude=[stem])
         proto = onnx.load(str(quantized))
     record = dict(evaluator.meta, precision="int8",
-                  calibration={"games": games, "boards": [game.label for game in sized],
+                  calibration={"games": games, "boards": [f"{game.label} {getattr(game, 'rule', '')}".strip() for game in sized],
                                "positions": sum(map(len, groups)), "seed": seed})
     del proto.metadata_props[:]
     entry = proto.metadata_props.add()

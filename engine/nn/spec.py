@@ -14,7 +14,7 @@ from engine.nn.codecs import codec_names, get_codec
 
 __all__ = [
     "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
-    "codec_version", "check_meta", "DEVICES", "BACKENDS", "ONNX_PRECISIONS",
+    "codec_version", "network_planes", "check_meta", "DEVICES", "BACKENDS", "ONNX_PRECISIONS",
 ]
 
 FORMAT = "plyzero"
@@ -75,8 +75,22 @@ def parse_net(name: str, game: str) -> NetConfig:
     return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=get_codec(game).planes)
 
 
-def codec_version(game: str) -> int:
-    return get_codec(game).version
+def codec_version(game: str, in_planes: int | None = None) -> int:
+    """The codec version a network of `game` reads: the current one, or the older version
+    whose planes are `in_planes` (a network trained before the codec grew planes)."""
+    codec = get_codec(game)
+    if in_planes is None or in_planes == codec.planes:
+        return codec.version
+    for version, planes in codec.planes_by_version.items():
+        if planes == in_planes:
+            return version
+    raise CheckpointError(f"no {game} codec version has {in_planes} input planes")
+
+
+def network_planes(meta: Mapping[str, Any]) -> int:
+    """Input planes of the network `meta` describes (checked by check_meta): the first
+    that many of the codec's encoding."""
+    return int(get_codec(meta["game"]).planes_by_version[meta["codec_version"]])
 
 
 def check_meta(meta: Mapping[str, Any], source: str, expect_game: str | None = None) -> None:
@@ -88,6 +102,7 @@ def check_meta(meta: Mapping[str, Any], source: str, expect_game: str | None = N
         raise CheckpointError(f"{source}: unknown game {game!r}")
     if expect_game is not None and game != expect_game:
         raise CheckpointError(f"{source}: a {game} network cannot play {expect_game}")
-    if meta.get("codec_version") != codec_version(game):
+    readable = get_codec(game).planes_by_version
+    if meta.get("codec_version") not in readable:
         raise CheckpointError(f"{source}: {game} codec version {meta.get('codec_version')!r}, "
-                              f"this engine reads version {codec_version(game)}")
+                              f"this engine reads versions {', '.join(map(str, readable))}")

@@ -284,9 +284,15 @@ def _read_one(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     game = meta.get("game")
     if game not in codec_names():
         raise ShardError(f"{path}: unknown game {game!r}")
-    if meta.get("codec_version") != get_codec(game).version:
+    codec = get_codec(game)
+    planes = codec.planes_by_version.get(meta.get("codec_version"))
+    if planes is None or arrays["planes"].shape[1:2] != (planes,):
         raise ShardError(f"{path}: {game} codec version {meta.get('codec_version')}, "
-                         f"this engine encodes version {get_codec(game).version}")
+                         f"this engine reads versions {', '.join(map(str, codec.planes_by_version))}")
+    if planes < codec.planes:   # an older version's planes are a prefix; the new ones are 0 there
+        old = arrays["planes"]
+        arrays["planes"] = np.zeros((old.shape[0], codec.planes) + old.shape[2:], dtype=old.dtype)
+        arrays["planes"][:, :planes] = old
     return meta, arrays
 
 

@@ -50,7 +50,7 @@ from torch import nn
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write
-from engine.nn.model import build_model
+from engine.nn.model import build_model, widen_input
 from engine.nn.spec import NetConfig, parse_net
 from engine.train.plot import plot_run
 from engine.train.progress import Progress
@@ -260,6 +260,7 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
         model, meta = load_checkpoint(init, expect_game=game)
         if net is not None and parse_net(net, game).name != meta["net"]:
             raise RunError(f"--init {init} is a {meta['net']} network, not {net}")
+        model = widen_input(model, get_codec(game).planes)   # an older codec version's network
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
