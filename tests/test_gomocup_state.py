@@ -230,7 +230,7 @@ def test_mcts_reuses_the_subtree_of_the_played_moves():
 
 
 # ---- the real process, driven by our Gomocup client --------------------------------------------
-OPTIONS = PlayerOptions(player="mcts", weights="gomoku-teacher-res6x64", nodes=48, seed=7, batch=8)
+OPTIONS = PlayerOptions(player="mcts", weights="gomoku", nodes=48, seed=7, batch=8)
 CANDIDATES = [(7, 7), (8, 6), (6, 8), (9, 9), (5, 5), (9, 5), (5, 9), (10, 10)]
 
 

@@ -65,7 +65,7 @@ def test_resolve_network_by_path_name_or_shipped_default(monkeypatch, tmp_path):
     net = tmp_path / "mine.pt"
     net.write_bytes(b"x")
     assert resolve_network("chess", str(net)) == str(net)
-    shipped = resolve_network("gomoku", "gomoku-teacher-res6x64")
+    shipped = resolve_network("gomoku", networks.shipped_weights("gomoku").stem)
     assert shipped is not None and pathlib.Path(shipped).is_file()
     monkeypatch.setattr(networks, "shipped_weights", lambda game_name: None)
     assert resolve_network("gomoku", None) is None

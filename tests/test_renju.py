@@ -307,6 +307,44 @@ def test_alphabeta_as_white_wins_through_black_s_forbidden_point() -> None:
     assert star not in after.legal_moves() and after.foul(star) == "double-three"
 
 
+FOUL_FOUR = """
+     . . . . . . . . .
+     . . . X . . . . .
+     . . X X . . . . .
+     . X X * . . . . .
+     . . . . O . . . .
+     . . . . . O . . .
+     . . . . . . O . .
+     . . . . . . . . .
+     . . . . . . . . X
+     """
+
+
+def test_the_threat_solver_wins_through_black_s_forbidden_point() -> None:
+    """White's only win is a four whose block is black's double three: the solver finds it
+    under renju (the kernel knows the position's fouls) and not under standard rules."""
+    from engine.search.threats import ThreatSolver, line_holds
+    game, state, star = renju_position(FOUL_FOUR, black_to_move=False)
+    result = ThreatSolver(game).vcf(state, nodes=20_000)
+    assert result.line is not None and len(result.line) == 3
+    four, reply, five = result.line
+    assert (four, five) == (game.index(7, 7), star) and state.play(four).is_legal(reply)
+    assert line_holds(game, state.cells, 1, result.line)
+    standard = GomokuGame(game.width, game.height, rule="standard")
+    cells = list(state.cells)
+    same = standard.state_from_stones([c for c, v in enumerate(cells) if v == 1], [c for c, v in enumerate(cells) if v == 2])
+    assert same.to_play == 1 and ThreatSolver(standard).vcf(same, nodes=20_000).line is None
+
+
+def test_mcts_as_white_proves_the_win_through_black_s_forbidden_point() -> None:
+    from engine.players import PlayerOptions, build_player
+    from engine.types import Limits
+    game, state, star = renju_position(FOUL_FOUR, black_to_move=False)
+    built = build_player(game, PlayerOptions(player="mcts", nodes=64))
+    result = built.searcher.search(state, limits=Limits(nodes=64))
+    assert result.best_move == game.index(7, 7) and result.value > 0.99
+
+
 @pytest.mark.parametrize("code, rule", [(0, "freestyle"), (1, "standard"), (4, "renju"), (8, "caro")])
 def test_the_gomocup_brain_plays_each_league_rule(code: int, rule: str) -> None:
     """The default brain as a real process: INFO rule picks the rule; against a seeded random

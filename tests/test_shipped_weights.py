@@ -52,7 +52,7 @@ def test_the_chess_net_reads_a_bare_fen_like_the_same_position_reached_by_moves(
     the net must still see a normal position, not an empty previous-position plane."""
     from engine.players.build import network_evaluator
     game = get_game("chess")
-    evaluator = network_evaluator(game, find_weights("chess-sf6-res6x64"), PlayerOptions())
+    evaluator = network_evaluator(game, find_weights("chess"), PlayerOptions())
     played = game.state_from_fen("startpos", ["e2e4", "e7e5", "g1f3", "b8c6"])
     bare = game.state_from_fen(played.fen())
     by_moves, by_fen = evaluator.evaluate([played])[0], evaluator.evaluate([bare])[0]

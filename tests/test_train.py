@@ -189,7 +189,7 @@ def test_selfplay_searches_like_the_played_mcts_but_for_its_own_settings(game_na
     from engine.players import PlayerOptions, make_searcher
     from engine.train.selfplay import selfplay_searchers
     game = get_game(game_name) if game_name == "chess" else get_game("gomoku", width=15)
-    weights = "chess-dagger3-res6x64" if game_name == "chess" else "gomoku-dagger2-res6x32"
+    weights = game_name                       # the shipped default network of the game
     played = make_searcher(game, PlayerOptions(player="mcts", weights=weights))
     config = SelfPlayConfig(playouts=300, leaves_per_batch=8, dirichlet_epsilon=0.3)
     full, fast = selfplay_searchers(game, played.evaluator.inner if game_name == "chess" else played.evaluator, config)

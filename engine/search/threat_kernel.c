@@ -34,6 +34,7 @@ static const int64_t ATTACK[7] = {0, 20, 80, 1500, 2000, 20000, 1000000};
 static const int64_t DEFEND[7] = {0, 15, 60, 1000, 1200, 15000, 500000};
 static const uint64_t SALT[2] = {0x2545F4914F6CDD1DULL, 0x1E3779B97F4A7C15ULL};
 static const uint64_t VCT_SALT = 0x6A09E667F3BCC909ULL;
+static const uint64_t FORBID_SALT = 0xBB67AE8584CAA73BULL;
 
 typedef struct {
     int n;
@@ -50,6 +51,8 @@ typedef struct {
     int abort;
     uint8_t *hint, *mark;  /* [n] */
     int use_hint;
+    uint8_t *forbid;       /* [n]: cells the first player may not play (renju fouls), when use_forbid */
+    int use_forbid;
     int32_t line[LINE_MAX];
     int32_t *vcf_moves, *vct_moves, *vct_replies, *vct_main;
     int32_t places[WINDOW];
@@ -296,7 +299,7 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
         b->line[idx] = moves[0];
         return 1;
     }
-    uint64_t key = b->key ^ SALT[a];
+    uint64_t key = b->key ^ SALT[a] ^ (b->use_forbid ? FORBID_SALT : 0);
     int tt_move, failed;
     probe(b, key, &tt_move, &failed);
     if (failed >= fours || fours <= 1 || count_node(b)) return 0;
@@ -331,6 +334,11 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
             b->line[idx + 1] = f[0];
             b->line[idx + 2] = f[1];
             found = 3;
+        } else if (nf == 1 && b->use_forbid && d == 0 && b->forbid[f[0]]) {
+            tk_pop(b, m);                        /* the only block is a first-player foul */
+            b->line[idx] = m;
+            b->line[idx + 1] = f[0];
+            found = 2;
         } else if (nf == 1) {
             if (count_node(b)) { tk_pop(b, m); return 0; }
             tk_push(b, f[0], d);
@@ -444,16 +452,19 @@ static void start(Board *b, long nodes) {
 
 /* Iterative deepening on the number of fours: the shortest proof found, at line[0:]; its
  * length (0: none), *nodes spent, *complete (0 when the budget ran out). */
-int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, int32_t *line,
-           long *spent, int *complete) {
+int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, const uint8_t *forbid,
+           int32_t *line, long *spent, int *complete) {
     int found = 0;
     start(b, nodes);
     b->use_hint = hint != NULL;
     if (hint) memcpy(b->hint, hint, (size_t)b->n);
+    b->use_forbid = forbid != NULL;
+    if (forbid) memcpy(b->forbid, forbid, (size_t)b->n);
     if (max_fours > MAX_FOURS) max_fours = MAX_FOURS;
     for (int fours = 1; fours <= max_fours && !found && !b->abort; fours++)
         found = vcf(b, a, fours, 0, 0);
     b->use_hint = 0;
+    b->use_forbid = 0;
     *spent = b->nodes;
     *complete = !b->abort;
     if (b->abort) found = 0;
@@ -490,7 +501,7 @@ static uint64_t splitmix(uint64_t *state) {
 void tk_free(Board *b) {
     if (!b) return;
     free(b->geo); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
-    free(b->hint); free(b->mark); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
+    free(b->hint); free(b->mark); free(b->forbid); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
     free(b);
 }
 
@@ -514,11 +525,12 @@ Board *tk_new(int width, int height, int exact) {
     b->ttv = calloc((size_t)1 << TT_BITS, sizeof(uint64_t));
     b->hint = calloc((size_t)n, 1);
     b->mark = calloc((size_t)n, 1);
+    b->forbid = calloc((size_t)n, 1);
     b->vcf_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_FOURS + 2));
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    if (!b->geo || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark ||
+    if (!b->geo || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
         !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;

@@ -64,7 +64,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
         "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
-        "tk_vcf": (i, [p, i, l_, i, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
+        "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -134,11 +134,14 @@ class KernelBoard:
         count = self._lib.tk_disturbing(self._handle, _pointer(cells), len(cells), defender, _pointer(self._out))
         return self._out[:count].tolist()
 
-    def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None
-            ) -> tuple[tuple[int, ...] | None, int, bool]:
-        """Attacker's shortest VCF: (line or None, nodes, complete); hint: uint8 [N] cells tried first."""
+    def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None,
+            forbid: np.ndarray | None = None) -> tuple[tuple[int, ...] | None, int, bool]:
+        """Attacker's shortest VCF: (line or None, nodes, complete); hint: uint8 [N] cells
+        tried first; forbid: uint8 [N] cells the first player may not play (renju fouls), so
+        a four of the second player whose only block is one of them wins (a line of two)."""
         found = self._lib.tk_vcf(self._handle, attacker, nodes, max_fours,
-                                 None if hint is None else _pointer(hint), _pointer(self._line),
+                                 None if hint is None else _pointer(hint),
+                                 None if forbid is None else _pointer(forbid), _pointer(self._line),
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 

@@ -42,7 +42,7 @@ import numpy as np
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_gomoku import GomokuSearchBoard
 from engine.search.limits import Stopper
-from engine.games.renju import foul
+from engine.games.renju import forbidden_points, foul
 from engine.search.threat_kernel import MAX_FOURS, MAX_THREATS, PROVED_RULES, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
@@ -150,8 +150,11 @@ class ThreatSolver:
         self.game = game
         # Under a rule the C patterns do not know (renju, caro) the kernel searches as
         # exactly-five, and every VCF it finds is replayed under the game's own rule before
-        # it counts (line_holds); VCTs are not searched there.
+        # it counts (line_holds); VCTs are not searched there.  Under renju white's VCF also
+        # knows black's forbidden points (those of the position searched from), so a four
+        # whose only block is a foul is a win.
         self.checked = game.rule not in PROVED_RULES
+        self._forbid = np.zeros(game.width * game.height, dtype=np.uint8) if game.fouls else None
         self.kernel = KernelBoard(game.width, game.height, "standard" if self.checked else game.rule)
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
@@ -292,12 +295,31 @@ class ThreatSolver:
             mask = self._hint
             mask[:] = 0
             mask[hinted] = 1
+        forbid = None
+        if self._forbid is not None and attacker == 1:
+            forbid = self._forbid
+            forbid[:] = 0
+            forbid[forbidden_points(self._cells(), self.game.width, self.game.height, self.game._rays())] = 1
         result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
-                                               mask))
+                                               mask, forbid))
+        if result.line is not None and len(result.line) % 2 == 0:
+            result = ThreatResult(self._through_foul(result.line), result.nodes, result.complete)
         if self.checked and result.line is not None and not line_holds(self.game, self._cells(), attacker,
                                                                         result.line):
             return ThreatResult(None, result.nodes, False)   # a proof for exactly-five only: not found
         return result
+
+    def _through_foul(self, line: tuple[int, ...]) -> tuple[int, ...]:
+        """The kernel's line that ends on a four whose block is black's foul (attack, foul
+        point) made a whole line: black moves elsewhere (its best-ranked allowed cell), then
+        the five, so every line is a playable sequence ending in the five."""
+        board = self._cells()
+        for i, move in enumerate(line[:-1]):
+            board[move] = 2 if i % 2 == 0 else 1        # white attacks, black blocks
+        rays = self.game._rays()
+        empties = [c for c, stone in enumerate(board) if not stone and c != line[-1]]
+        reply = next((c for c in self.kernel.rank(empties, 0) if foul(board, rays, c) is None), empties[0])
+        return (*line[:-1], reply, line[-1])
 
     def _cells(self) -> bytearray:
         """The cells the kernel is searching: the synced ones plus its pushed stones."""
