@@ -1,13 +1,13 @@
 """Build step for the compiled parts, both optional (an install without a C compiler still
 succeeds; everything else is in pyproject.toml):
-- the gomoku threat solver's C core, loaded with ctypes (engine/search/threat_kernel.py); without
+- the gomoku threat solver's C core, loaded with ctypes (engine/games/gomoku/threat_kernel.py); without
   it the gomoku players play without the solver, saying so;
 - MCTS's descent and backup (engine/search/tree_kernel.c, a CPython extension); without it
   engine/search/mcts.py runs the same search in Python, slower."""
 from setuptools import Extension, setup
 
 setup(ext_modules=[
-    Extension("engine.search._threat_kernel", ["engine/search/threat_kernel.c"],
+    Extension("engine.games.gomoku._threat_kernel", ["engine/games/gomoku/threat_kernel.c"],
               extra_compile_args=["-O2", "-std=c99"], optional=True),
     Extension("engine.search._tree_kernel", ["engine/search/tree_kernel.c"],
               extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),

@@ -2,7 +2,7 @@
 
 Every game is replayed stone by stone under freestyle (so a forbidden move would still be
 placed) and each black move is checked with the renju foul detector
-(engine/games/renju.py) on the position before it; forfeits are listed with their reason.
+(engine/games/gomoku/renju.py) on the position before it; forfeits are listed with their reason.
 The arena's referee plays renju games through GomokuState, which refuses fouls (the mover
 forfeits), so a clean database shows 0 fouls and no "illegal move" forfeits.
 

@@ -20,8 +20,8 @@ import time
 from engine.games import get_game
 from engine.players.build import make_searcher
 from engine.players.options import PlayerOptions
-from engine.search.threat_kernel import MAX_THREATS
-from engine.search.threats import ThreatSolver
+from engine.games.gomoku.threat_kernel import MAX_THREATS
+from engine.games.gomoku.threats import ThreatSolver
 from engine.types import Limits
 
 JUDGE_NODES = 20_000

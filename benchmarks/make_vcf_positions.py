@@ -18,8 +18,8 @@ from pathlib import Path
 
 from engine.games import get_game
 from engine.games.gomoku import GomokuState
-from engine.search.ab_gomoku import GomokuSearchBoard
-from engine.search.threats import ThreatSolver
+from engine.games.gomoku.alphabeta import GomokuSearchBoard
+from engine.games.gomoku.threats import ThreatSolver
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 OUT = DATA_DIR / "vcf_positions.txt"

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from engine.games import Game, State, game_class, get_game
 from engine.players import PlayerOptions, build_player, resolve_player
-from engine.players.build import MCTS_VCT_NODES
+from engine.games.gomoku.profile import VCT_NODES
 from engine.search.limits import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
@@ -272,7 +272,7 @@ def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int,
     position).  Prints proof plies, nodes and
     time per position, then positions/s and the mean proof depth.  Returns (nodes, seconds)."""
     from engine.games.gomoku import GomokuGame
-    from engine.search.threats import ThreatSolver
+    from engine.games.gomoku.threats import ThreatSolver
 
     solvers: dict[GomokuGame, ThreatSolver] = {}
     total_nodes, total_time, solved, plies = 0, 0.0, 0, 0
@@ -298,7 +298,7 @@ def run_threat_bench(echo: Callable[[str], None], rounds: int = 3) -> tuple[int,
                 what = f"refutations {len(defence.refutations or ())}"
             elif label.startswith("vctcheck"):       # MCTS's root check, moves in the solver's order
                 order = solver.ranked(state, state.legal_moves())
-                check = solver.vct_losing_moves(state, order, nodes=MCTS_VCT_NODES["gomoku"])
+                check = solver.vct_losing_moves(state, order, nodes=VCT_NODES)
                 nodes, line = check.nodes, check.threat
                 what = f"vct-lost {len(check.losing)}"
             elif label.startswith("vct"):

@@ -11,7 +11,7 @@ import pytest
 from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.search.ab_board import MATE_SCORE
-from engine.search.ab_chess import ChessSearchBoard
+from engine.games.chess.alphabeta import ChessSearchBoard
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig, TranspositionTable
 from engine.types import Limits, SearchInfo
 

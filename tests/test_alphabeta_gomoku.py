@@ -11,8 +11,8 @@ from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS
-from engine.search.ab_gomoku import GomokuSearchBoard, board_maker
-from engine.search.gomoku_patterns import (
+from engine.games.gomoku.alphabeta import GomokuSearchBoard, board_maker
+from engine.games.gomoku.patterns import (
     DEFENCES, FIVE, FIVES, FOUR, FOUR_MAKERS, NONE, OPEN_FOUR, OPEN_THREE, OPEN_THREES, OPEN_TWO,
     PATTERN_SCORES, SCORE, THREE, TWO, PatternTable)
 from engine.types import Limits

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from engine.evaluators import UniformEvaluator
-from engine.games import get_game, load_named
-from engine.search.ab_chess import ChessSearchBoard
+from engine.games import game_profile, get_game
+from engine.games.chess.alphabeta import ChessSearchBoard
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
-from engine.search.chess_endgames import MOP_UP_FLOOR, MOP_UP_SPAN, MopUpEvaluator, mop_up_value
+from engine.games.chess.endgames import MOP_UP_FLOOR, MOP_UP_SPAN, MopUpEvaluator, mop_up_value
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Limits
 
@@ -100,8 +100,8 @@ def test_the_evaluator_changes_only_mop_up_values():
 
 
 def test_chess_names_the_mop_up_evaluator_and_gomoku_none():
-    assert load_named(CHESS.endgames) is MopUpEvaluator
-    assert get_game("gomoku", width=9, height=9).endgames is None
+    assert game_profile("chess").leaf_value() is MopUpEvaluator
+    assert game_profile("gomoku").leaf_value is None
 
 
 def test_mcts_with_mop_up_values_mates_a_lone_king_that_defends():

@@ -6,9 +6,14 @@ import random
 import numpy as np
 import pytest
 
-from engine.evaluators import (ChessMaterialEvaluator, GomokuHeuristicEvaluator, UniformEvaluator,
-                               heuristic_evaluator)
-from engine.games import get_game
+from engine.evaluators import UniformEvaluator
+from engine.games import game_profile, get_game
+from engine.games.chess.heuristic import ChessMaterialEvaluator
+from engine.games.gomoku.heuristic import GomokuHeuristicEvaluator
+
+
+def heuristic_evaluator(game):
+    return game_profile(game.name).heuristic()
 
 
 def _positions():

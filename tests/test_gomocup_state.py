@@ -12,7 +12,7 @@ from conftest import console_script, engine_env
 from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
-from engine.nn import codec_gomoku
+from engine.games.gomoku import codec as codec_gomoku
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Evaluation, Limits, SearchResult
 from protocols.gomocup import GomocupBrain

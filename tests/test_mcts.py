@@ -479,9 +479,13 @@ def test_policy_temperature_must_be_positive():
 
 
 def test_player_options_reach_the_mcts_config(monkeypatch):
+    from dataclasses import replace
+
+    import engine.games.chess
     from engine.players import PlayerOptions, build
     game = get_game("chess")
-    monkeypatch.setitem(build.MCTS_TUNED, "chess", {"fpu_reduction": 0.4, "policy_temperature": 1.7})
+    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(
+        engine.games.chess.PROFILE, mcts_tuned={"fpu_reduction": 0.4, "policy_temperature": 1.7}))
     tuned = build.make_searcher(game, PlayerOptions(player="mcts", weights=None))
     assert (tuned.config.fpu_reduction, tuned.config.policy_temperature) == (0.4, 1.7)
     chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2))
@@ -489,13 +493,15 @@ def test_player_options_reach_the_mcts_config(monkeypatch):
 
 
 def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
+    from engine.games.gomoku import profile
     from engine.players import PlayerOptions, build
     game = get_game("gomoku", width=9)
     auto = build.make_searcher(game, PlayerOptions(player="mcts"))
-    assert auto.prover is not None and auto.prover.vct_nodes == build.MCTS_VCT_NODES["gomoku"] > 0
-    assert auto.prover.vct_share == build.MCTS_TUNED["gomoku"]["vct_share"]
-    monkeypatch.setitem(build.MCTS_TUNED, "gomoku", {"vct_share": 0.6})
+    assert auto.prover is not None and auto.prover.vct_nodes == profile.VCT_NODES > 0
+    assert auto.prover.vct_share == profile.VCT_SHARE
+    monkeypatch.setattr(profile, "VCT_SHARE", 0.6)
     assert build.make_searcher(game, PlayerOptions(player="mcts")).prover.vct_share == 0.6
+    assert build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.2)).prover.vct_share == 0.2
     off = build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.0))
     assert off.prover.vct_nodes == 0
     chess = build.make_searcher(get_game("chess"), PlayerOptions(player="mcts"))

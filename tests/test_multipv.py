@@ -12,7 +12,7 @@ from conftest import console_script, engine_env
 from engine.evaluators import UniformEvaluator
 from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
-from engine.search.ab_chess import ChessSearchBoard
+from engine.games.chess.alphabeta import ChessSearchBoard
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Limits, SearchInfo

@@ -9,7 +9,8 @@ import pytest
 
 from engine.games import get_game
 from engine.games.chess import ChessState
-from engine.nn import codec_chess, codec_gomoku
+from engine.games.chess import codec as codec_chess
+from engine.games.gomoku import codec as codec_gomoku
 
 EPD = Path(__file__).parent / "data" / "codec_positions.epd"
 

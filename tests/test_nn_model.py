@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from engine.games import get_game
-from engine.nn import codec_chess, codec_gomoku
+from engine.games.chess import codec as codec_chess
+from engine.games.gomoku import codec as codec_gomoku
 from engine.nn.checkpoint import (create_random_checkpoint, load_checkpoint, read_meta,
                                   save_checkpoint, tensor_sha256)
 from engine.nn.model import build_model

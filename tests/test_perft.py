@@ -7,7 +7,7 @@ import chess
 import pytest
 
 from engine.games import get_game
-from engine.games.perft import chess_perft, divide, perft
+from engine.games.chess.perft import chess_perft, divide, perft
 
 SUITE = Path(__file__).parent / "data" / "perft.epd"
 

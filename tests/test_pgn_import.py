@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from engine.nn import codec_chess
+from engine.games.chess import codec as codec_chess
 from engine.train.samples import read_shards, sample_batch
 from engine.cli import main
 

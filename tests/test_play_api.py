@@ -24,7 +24,7 @@ from engine.play.look import LiveView
 from engine.play.server import MAX_BODY, TOKEN_HEADER
 from engine.play.settings import external_engine
 from engine.search.mcts import MCTS, MCTSConfig
-from engine.evaluators import heuristic_evaluator
+from engine.games import game_profile
 from engine.types import Limits, SearchInfo
 from engine.cli import main
 from protocols.external_searcher import external_searcher
@@ -215,7 +215,7 @@ def test_mcts_reports_root_visits_and_priors():
     game = get_game("gomoku", width=9, height=9)
     state = game.initial_state()
     infos: list[SearchInfo] = []
-    result = MCTS(heuristic_evaluator(game), MCTSConfig(leaves_per_batch=4)).search(
+    result = MCTS(game_profile(game.name).heuristic(), MCTSConfig(leaves_per_batch=4)).search(
         state, Limits(nodes=64), on_info=infos.append)
     info = infos[-1]
     assert info.root_visits is not None and info.root_priors is not None

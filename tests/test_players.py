@@ -89,13 +89,15 @@ def test_build_player_falls_back_and_reports_why():
         build_player(game, PlayerOptions(player="mcts", weights="/nonexistent/net.pt"), fallbacks=())
 
 
-def test_a_player_that_cannot_play_the_game_falls_back():
-    class Othello:
-        name = "othello"
+def test_a_player_that_cannot_play_the_game_falls_back(monkeypatch):
+    """A game whose profile offers no alpha-beta board (a new game, before it has one)."""
+    from dataclasses import replace
 
-    built = build_player(Othello(), PlayerOptions(player="alphabeta"))  # type: ignore[arg-type]
+    import engine.games.gomoku
+    monkeypatch.setattr(engine.games.gomoku, "PROFILE", replace(engine.games.gomoku.PROFILE, alphabeta_board=None))
+    built = build_player(get_game("gomoku", width=9), PlayerOptions(player="alphabeta"))
     assert isinstance(built.searcher, RandomPlayer)
-    assert "alphabeta does not play 'othello'" in built.notes[0]
+    assert "alphabeta does not play 'gomoku'" in built.notes[0]
 
 
 def test_network_evaluator_needs_a_network_for_the_right_game(tmp_path):
@@ -200,13 +202,16 @@ def test_clock_switch_gives_bullet_moves_to_the_fast_searcher_and_the_rest_to_th
 
 
 def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_threshold(monkeypatch):
-    from engine.players import build
+    from dataclasses import replace
+
+    import engine.games.chess
     from engine.players.clock_switch import ClockSwitch
     gomoku = build_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
     assert isinstance(gomoku.searcher, MCTS)          # gomoku: MCTS at every clock
-    monkeypatch.delitem(build.AUTO_ALPHABETA_BELOW, "chess")
+    chess_profile = engine.games.chess.PROFILE
+    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below=None))
     assert isinstance(build_player(get_game("chess"), PlayerOptions(player="auto")).searcher, MCTS)
-    monkeypatch.setitem(build.AUTO_ALPHABETA_BELOW, "chess", 0.15)
+    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below=0.15))
     built = build_player(get_game("chess"), PlayerOptions(player="auto"))
     assert isinstance(built.searcher, ClockSwitch) and built.player == "mcts"
     assert isinstance(built.searcher.slow, MCTS) and isinstance(built.searcher.fast, AlphaBeta)

@@ -135,7 +135,7 @@ def test_a_server_for_another_game_is_refused(tmp_path):
 
 def test_bf16_autocast_runner_stays_close_to_fp32(tiny_net):
     from engine.nn.checkpoint import load_checkpoint
-    from engine.nn.codec_gomoku import encode
+    from engine.games.gomoku.codec import encode
     game = SPEC.make()
     planes = encode([game.initial_state().play(24).play(25)])
     model, _ = load_checkpoint(tiny_net)

@@ -53,7 +53,8 @@ def test_the_int8_export_records_its_checkpoint_and_how_it_was_calibrated(gomoku
     import hashlib
     assert meta["checkpoint_sha256"] == hashlib.sha256(gomoku_net.read_bytes()).hexdigest()
     assert meta["precision"] == "int8" and meta["game"] == "gomoku"
-    assert meta["calibration"]["boards"] == ["gomoku 9x9", "gomoku 11x11"]
+    assert meta["calibration"]["boards"] == [f"gomoku {n}x{n} {rule}" for n in (9, 11)
+                                             for rule in ("freestyle", "renju", "caro")]
     assert meta["calibration"]["positions"] > 4
     assert {node.op_type for node in proto.graph.node} >= {"QuantizeLinear", "DequantizeLinear"}
 

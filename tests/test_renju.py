@@ -169,7 +169,7 @@ def test_a_three_whose_only_straight_four_point_is_forbidden_is_no_three(monkeyp
      . . . . X .
      . . . . X .
      """
-    from engine.games import renju
+    from engine.games.gomoku import renju
 
     game, state, star = renju_position(diagram)
     with_star = bytearray(state.cells)
@@ -323,7 +323,7 @@ FOUL_FOUR = """
 def test_the_threat_solver_wins_through_black_s_forbidden_point() -> None:
     """White's only win is a four whose block is black's double three: the solver finds it
     under renju (the kernel knows the position's fouls) and not under standard rules."""
-    from engine.search.threats import ThreatSolver, line_holds
+    from engine.games.gomoku.threats import ThreatSolver, line_holds
     game, state, star = renju_position(FOUL_FOUR, black_to_move=False)
     result = ThreatSolver(game).vcf(state, nodes=20_000)
     assert result.line is not None and len(result.line) == 3

@@ -1,4 +1,4 @@
-"""The threat solver's compiled core (engine/search/threat_kernel.c via threat_kernel.py).
+"""The threat solver's compiled core (engine/games/gomoku/threat_kernel.c via threat_kernel.py).
 
 Its searches are checked through ThreatSolver in test_threats.py (every proof replayed with
 the rules); here: the board's incremental patterns against boards built from scratch, the
@@ -13,9 +13,9 @@ import pytest
 from engine.games import get_game
 from engine.players.build import build_player
 from engine.players.options import PlayerOptions
-from engine.search import threat_kernel
-from engine.search.threat_kernel import KernelBoard, ThreatKernelUnavailable
-from engine.search.threats import ThreatSolver
+from engine.games.gomoku import threat_kernel
+from engine.games.gomoku.threat_kernel import KernelBoard, ThreatKernelUnavailable
+from engine.games.gomoku.threats import ThreatSolver
 
 
 def _random_cells(rng: random.Random, n: int, stones: int) -> bytearray:

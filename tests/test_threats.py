@@ -1,4 +1,4 @@
-"""Threat-space search (engine/search/threats.py): every proof is checked with the rules alone.
+"""Threat-space search (engine/games/gomoku/threats.py): every proof is checked with the rules alone.
 
 The positions come from tests/data/vcf_positions.txt and, for renju and caro,
 vcf_positions_rules.txt (format there).  Nothing recorded is
@@ -20,11 +20,11 @@ import pytest
 
 from engine.games import get_game
 from engine.games.gomoku import GomokuGame, GomokuState
-from engine.search.ab_gomoku import board_maker
+from engine.games.gomoku.alphabeta import board_maker
 from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
 from engine.search.limits import Stopper
 from engine.search.mcts import MCTS, MCTSConfig
-from engine.search.threats import ThreatSolver, TreeProver
+from engine.games.gomoku.threats import ThreatSolver, TreeProver
 from engine.search.tree import Node
 from engine.types import Evaluation, Limits
 
@@ -354,7 +354,7 @@ def test_mcts_proves_losing_root_moves_against_the_opponents_vcf():
 
 
 def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
-    from engine.search.threats import LEAF_FOUR_MAKERS, TreeProver
+    from engine.games.gomoku.threats import LEAF_FOUR_MAKERS, TreeProver
     from engine.search.tree import Node
 
     prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
@@ -399,7 +399,7 @@ def test_mcts_exact_values_from_the_solver_are_right():
 
 
 def test_alphabeta_leaf_with_a_vcf_scores_as_won_with_leaf_checks_on():
-    from engine.search.ab_gomoku import LEAF_VCF_LINES, WIN_SOON
+    from engine.games.gomoku.alphabeta import LEAF_VCF_LINES, WIN_SOON
 
     checked = 0
     for name, state, _, _ in VCF:

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from engine.games import get_game
 from engine.games.gomoku import symmetry_permutations
-from engine.nn import codec_chess, codec_gomoku
+from engine.games.chess import codec as codec_chess
+from engine.games.gomoku import codec as codec_gomoku
 from engine.nn.checkpoint import create_random_checkpoint, load_checkpoint
 from engine.nn.evaluator import NetworkEvaluator
 from engine.nn.model import build_model

@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from engine.evaluators import ChessMaterialEvaluator, GomokuHeuristicEvaluator, UniformEvaluator
+from engine.evaluators import UniformEvaluator
+from engine.games.chess.heuristic import ChessMaterialEvaluator
+from engine.games.gomoku.heuristic import GomokuHeuristicEvaluator
 from engine.games import get_game
 from engine.search import mcts as mcts_module
 from engine.search.mcts import MCTS, MCTSConfig

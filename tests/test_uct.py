@@ -7,7 +7,8 @@ import pytest
 
 from engine.players import PlayerOptions, make_searcher
 from engine.games import get_game
-from engine.search.uct import chess_rollout, gomoku_rollout
+from engine.games.chess.heuristic import chess_rollout
+from engine.games.gomoku.heuristic import gomoku_rollout
 from engine.types import Limits
 
 

@@ -1,9 +1,10 @@
-"""Game rules.  `get_game` is the one place that turns a name and settings into a Game.
+"""The games.  `get_game` is the one place that turns a name and settings into a Game.
 
-The registry below is the one line a game adds here: its name and its Game class.  The
-class carries the game's facts (engine/games/base.py's Game: board settings, training
-draw cap, root noise, heuristic evaluator, bench positions); its codec, the network
-side, is registered in engine/nn/codecs.py.
+Each game is a package here (engine/games/chess/, engine/games/gomoku/) holding everything
+that knows it, and exporting one PROFILE (engine/games/profile.py): its rules class, its
+hand-written evaluation and roll-out, alpha-beta board, solver, leaf-value wrapper and tuned
+player settings.  The registry below is the one line a game adds here; its network codec,
+when it has one, is named in engine/nn/codecs.py.
 """
 from __future__ import annotations
 
@@ -15,22 +16,16 @@ from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome, S
 if TYPE_CHECKING:  # imported lazily at run time (python-chess only when chess is asked for)
     from engine.games.chess import ChessGame
     from engine.games.gomoku import GomokuGame
+    from engine.games.profile import GameProfile
 
-__all__ = ["get_game", "game_on_board", "game_class", "game_names", "load_named", "Game", "State", "Outcome",
-           "IllegalMoveError", "GameSetupError"]
+__all__ = ["get_game", "game_on_board", "game_class", "game_names", "game_profile", "Game", "State",
+           "Outcome", "IllegalMoveError", "GameSetupError"]
 
-# game name -> "module:Class" of its rules (imported on first use)
+# game name -> its package (imported on first use)
 _GAMES = {
-    "chess": "engine.games.chess:ChessGame",
-    "gomoku": "engine.games.gomoku:GomokuGame",
+    "chess": "engine.games.chess",
+    "gomoku": "engine.games.gomoku",
 }
-
-
-def load_named(reference: str) -> Any:
-    """"module:attribute" -> the attribute, importing the module (how a game names code
-    that lives above the rules layer without importing it)."""
-    module, _, attribute = reference.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def game_names() -> tuple[str, ...]:
@@ -38,12 +33,17 @@ def game_names() -> tuple[str, ...]:
     return tuple(_GAMES)
 
 
+def game_profile(name: str) -> GameProfile:
+    """What the engine asks of game `name` (its package's PROFILE)."""
+    package = _GAMES.get(name)
+    if package is None:
+        raise GameSetupError(f"unknown game {name!r} (expected {' or '.join(_GAMES)})")
+    return importlib.import_module(package).PROFILE  # type: ignore[no-any-return]
+
+
 def game_class(name: str) -> Any:
     """The Game class of `name`: its class attributes answer per-game questions without a board."""
-    reference = _GAMES.get(name)
-    if reference is None:
-        raise GameSetupError(f"unknown game {name!r} (expected {' or '.join(_GAMES)})")
-    return load_named(reference)
+    return game_profile(name).rules
 
 
 @overload

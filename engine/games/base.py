@@ -76,12 +76,6 @@ class Game(Protocol):
     @property
     def max_plies(self) -> int | None: ...   # training games: a draw after this many plies (None: ends by itself)
     @property
-    def heuristic(self) -> str: ...  # "module:Class" of the no-network evaluator
-    @property
-    def rollout(self) -> str: ...    # "module:function" of UCT's random playout: (state, rng) -> value
-    @property
-    def endgames(self) -> str | None: ...  # "module:Class" wrapping a network evaluator with endgame knowledge
-    @property
     def bench_depth(self) -> int: ...  # `engine bench`'s alpha-beta depth (about 10 s on one core)
 
     def dirichlet_alpha(self, n_moves: int) -> float: ...   # self-play root noise for n legal moves

@@ -19,8 +19,8 @@ __all__ = ["GameCodec", "CellCodec", "get_codec", "codec_names"]
 # game name -> module holding its CODEC (imported on first use: a gomoku-only process
 # never loads python-chess's codec)
 _CODECS = {
-    "chess": "engine.nn.codec_chess",
-    "gomoku": "engine.nn.codec_gomoku",
+    "chess": "engine.games.chess.codec",
+    "gomoku": "engine.games.gomoku.codec",
 }
 
 

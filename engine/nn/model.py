@@ -29,7 +29,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from engine.nn.codec_gomoku import MASK_PLANE
+from engine.games.gomoku.codec import MASK_PLANE
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 

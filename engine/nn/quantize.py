@@ -109,7 +109,7 @@ def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOM
                         per_channel=True, reduce_range=True, nodes_to_exclude=[stem])
         proto = onnx.load(str(quantized))
     record = dict(evaluator.meta, precision="int8",
-                  calibration={"games": games, "boards": [f"{game.label} {getattr(game, 'rule', '')}".strip() for game in sized],
+                  calibration={"games": games, "boards": [f"{game.label} {game.rule}".strip() for game in sized],
                                "positions": sum(map(len, groups)), "seed": seed})
     del proto.metadata_props[:]
     entry = proto.metadata_props.add()

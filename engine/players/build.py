@@ -8,10 +8,9 @@ so picking `alphabeta` never loads torch.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, NamedTuple
 
-from engine.games import load_named
+from engine.games import game_profile
 from engine.games.base import Game
 from engine.players.networks import resolve_network
 from engine.players.options import PLAYER_NAMES, PlayerOptions
@@ -65,8 +64,9 @@ def make_searcher(game: Game, options: PlayerOptions, notes: Notes | None = None
         raise UnknownPlayerError(
             f"unknown player {resolved.player!r} (expected one of {', '.join(PLAYER_NAMES)})")
     searcher = builder(game, resolved, notes)
-    fast_below = AUTO_ALPHABETA_BELOW.get(game.name)
-    if options.player == "auto" and resolved.player == "mcts" and fast_below is not None:
+    auto_mcts = options.player == "auto" and resolved.player == "mcts"
+    fast_below = game_profile(game.name).auto_alphabeta_below if auto_mcts else None
+    if fast_below is not None:
         from engine.players.clock_switch import ClockSwitch
         searcher = ClockSwitch(searcher, _alphabeta(game, resolved, notes), fast_below)
     return searcher
@@ -101,51 +101,21 @@ def _one_line(exc: BaseException) -> str:
 
 def _alphabeta(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     from engine.search.alphabeta import AlphaBeta, AlphaBetaConfig
-    from engine.search.threat_kernel import ThreatKernelUnavailable
-    board = _ALPHABETA_BOARDS.get(game.name)
+    from engine.search.prover import SolverUnavailable
+    board = game_profile(game.name).alphabeta_board
     if board is None:
         raise ValueError(f"alphabeta does not play {game.name!r}")
-    config = AlphaBetaConfig(hash_mb=options.hash_mb)
-    if options.threat_solver == "off":
-        config = replace(config, threat_nodes=0, root_threat_nodes=0)
+    solver = options.threat_solver != "off"
     try:
-        make_board = board(game, config)
-    except ThreatKernelUnavailable as exc:
+        make_board = board(game, solver)
+    except SolverUnavailable as exc:
         notes.append(_no_threat_solver(exc))
-        config = replace(config, threat_nodes=0, root_threat_nodes=0)
-        make_board = board(game, config)
-    return AlphaBeta(make_board, config)
-
-
-def _threat_solver_loads(notes: Notes) -> bool:
-    """Whether the threat solver's compiled core loads here; without it a player plays without
-    the solver and says so.  Loading happens at player build (UCI isready / Gomocup START)."""
-    from engine.search.threat_kernel import ThreatKernelUnavailable, library
-    try:
-        library()
-    except ThreatKernelUnavailable as exc:
-        notes.append(_no_threat_solver(exc))
-        return False
-    return True
+        make_board = board(game, False)
+    return AlphaBeta(make_board, AlphaBetaConfig(hash_mb=options.hash_mb))
 
 
 def _no_threat_solver(exc: BaseException) -> str:
     return f"threat solver unavailable ({_one_line(exc)}): playing without it"
-
-
-def _chess_board(game: Any, config: Any) -> Any:
-    from engine.search.ab_chess import ChessSearchBoard
-    return ChessSearchBoard.from_state
-
-
-def _gomoku_board(game: Any, config: Any) -> Any:
-    from engine.search.ab_gomoku import board_maker
-    # one pattern cache and threat solver per player, kept across moves
-    return board_maker(game, threat_nodes=config.threat_nodes, root_threat_nodes=config.root_threat_nodes)
-
-
-# Alpha-beta's search board per game (a new game adds its line here).
-_ALPHABETA_BOARDS: dict[str, Callable[[Any, Any], Any]] = {"chess": _chess_board, "gomoku": _gomoku_board}
 
 
 def network_evaluator(game: Game, weights: str, options: PlayerOptions, **overrides: Any) -> Any:
@@ -175,9 +145,8 @@ def mcts_evaluator(game: Game, options: PlayerOptions, notes: Notes) -> Any:
     wrapper, or the heuristic evaluator when there is no network."""
     weights = resolve_network(game.name, options.weights)
     if weights is None:
-        from engine.evaluators import heuristic_evaluator
         notes.append(f"no {game.name} network: mcts plays with the heuristic evaluator")
-        return heuristic_evaluator(game)
+        return game_profile(game.name).heuristic()
     evaluator = with_game_knowledge(game, network_evaluator(game, weights, options))
     # The first network run is slow (allocation, kernel choice): pay it here, at UCI
     # isready / Gomocup START, not out of the first move's budget.
@@ -188,14 +157,15 @@ def mcts_evaluator(game: Game, options: PlayerOptions, notes: Notes) -> Any:
 def with_game_knowledge(game: Game, evaluator: Any) -> Any:
     """A network evaluator under the game's leaf-value wrapper (chess: mop-up endgames), as
     the played MCTS sees it; self-play wraps its evaluator the same way."""
-    return load_named(game.endgames)(evaluator) if game.endgames is not None else evaluator
+    wrapper = game_profile(game.name).leaf_value
+    return wrapper()(evaluator) if wrapper is not None else evaluator
 
 
 def mcts_config(game: Game, options: PlayerOptions) -> Any:
     """The MCTSConfig the played MCTS searches with: options and the game's tuned settings.
     Self-play starts from this and adds only its own settings."""
     from engine.search.mcts import MCTSConfig, tree_node_budget
-    tuned = MCTS_TUNED.get(game.name, {})
+    tuned = game_profile(game.name).mcts_tuned
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
@@ -208,37 +178,18 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
 def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
     """The game's solver for MCTS (gomoku: the threat solver, with its leaf, root and VCT
     budgets), or None: a game without one, the solver switched off, or its core missing
-    (said in notes).  A new one per MCTS: it keeps per-search state."""
-    leaf_nodes = MCTS_THREAT_NODES.get(game.name, 0)
-    if leaf_nodes <= 0 or options.threat_solver != "on" or not _threat_solver_loads([] if notes is None else notes):
+    (said in notes).  A new one per MCTS: it keeps per-search state.  Loading happens at
+    player build (UCI isready / Gomocup START)."""
+    from engine.search.prover import SolverUnavailable
+    make = game_profile(game.name).prover
+    if make is None or options.threat_solver != "on":
         return None
-    from engine.search.threats import TreeProver
-    vct_share = options.vct_share if options.vct_share is not None else MCTS_TUNED.get(game.name, {}).get(
-        "vct_share", DEFAULT_VCT_SHARE)
-    vct_nodes = MCTS_VCT_NODES.get(game.name, 0) if vct_share > 0 else 0
-    return TreeProver(leaf_nodes, 40 * leaf_nodes, vct_nodes, vct_share)
-
-
-# Player auto with a network: alpha-beta for moves planned below this many seconds, MCTS
-# above (engine/players/clock_switch.py).  A game absent here plays MCTS at every clock.
-# Chess, MCTS against alpha-beta (docs/measurements/player-auto.md): 14.5/100 at 1+0.01 (a planned
-# 20-30 ms a move), 17.5/40 at 10+0.1 (about 0.32 s), 49/80 at a second a move: the switch sits
-# between the last two.  Gomoku plays MCTS at every clock (77.5/100 at one second a game).
-AUTO_ALPHABETA_BELOW: dict[str, float] = {"chess": 0.5}
-
-# MCTS's threat-solver budget (nodes per new leaf, x40 at the root) for games that have one.
-DEFAULT_VCT_SHARE = 0.3   # of the time left, at most, for the root's VCT checks
-MCTS_THREAT_NODES: dict[str, int] = {"gomoku": 30}
-# ... and per VCT search at the root (the root's own VCT, the opponent's after each move tried).
-MCTS_VCT_NODES: dict[str, int] = {"gomoku": 1000}
-
-# MCTS settings chosen by match per game (FpuReduction / PolicyTemperature "auto"); the
-# matches behind them are in docs/measurements/weights-history.md.  A game absent here uses
-# MCTSConfig's defaults.
-MCTS_TUNED: dict[str, dict[str, float]] = {
-    "chess": {"fpu_reduction": 0.5, "policy_temperature": 1.0},
-    "gomoku": {"fpu_reduction": 0.25, "policy_temperature": 1.0, "vct_share": 0.3},
-}
+    try:
+        return make(options.vct_share)
+    except SolverUnavailable as exc:
+        if notes is not None:
+            notes.append(_no_threat_solver(exc))
+        return None
 
 
 def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
@@ -247,7 +198,8 @@ def _uct(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
     config = MCTSConfig(formula="ucb1", leaves_per_batch=1, seed=options.seed,
                         default_nodes=options.nodes or 1000,
                         max_tree_nodes=tree_node_budget(options.hash_mb))
-    return MCTS(RolloutEvaluator(game, options.seed), config)
+    profile = game_profile(game.name)
+    return MCTS(RolloutEvaluator(profile.rollout(), profile.heuristic(), options.seed), config)
 
 
 def _random(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:

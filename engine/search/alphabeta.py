@@ -58,8 +58,6 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
-    threat_nodes: int = 0           # gomoku threat solver: nodes per leaf (0 = off) ...
-    root_threat_nodes: int = 2000   # ... and before the search (0 = off); see ab_gomoku.py
 
 
 class TranspositionTable:

@@ -1,7 +1,7 @@
 """What a game's solver offers MCTS: exact results for positions it can prove.
 
 MCTS knows no game.  A game that has a solver (gomoku's threat solver,
-engine/search/threats.py TreeProver) hands MCTS an object with these four calls, and the
+engine/games/gomoku/threats.py TreeProver) hands MCTS an object with these four calls, and the
 player layer (engine/players/build.py) decides which game gets one and with what budgets.
 """
 from __future__ import annotations
@@ -10,7 +10,12 @@ from typing import Any, Callable, Protocol, Sequence
 
 from engine.search.limits import Stopper
 
-__all__ = ["Prover"]
+__all__ = ["Prover", "SolverUnavailable"]
+
+
+class SolverUnavailable(RuntimeError):
+    """A game's solver cannot run here (its compiled core is not built, say); players then
+    play without it and say so."""
 
 
 class Prover(Protocol):

@@ -1,6 +1,6 @@
 /* Compiled core of the gomoku threat solver: the board, its cell patterns, VCF and VCT.
- * setup.py builds it at install; engine/search/threat_kernel.py loads it (ctypes);
- * engine/search/threats.py is the API and documents the searches.  Plain C99, no Python headers.
+ * setup.py builds it at install; engine/games/gomoku/threat_kernel.py loads it (ctypes);
+ * engine/games/gomoku/threats.py is the API and documents the searches.  Plain C99, no Python headers.
  *
  * The board keeps, for every empty cell, direction and colour, the pattern a stone of that
  * colour would make there on that line (FIVE ... TWO, below), read from the 5 cells either

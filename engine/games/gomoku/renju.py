@@ -122,7 +122,7 @@ def foul(board: bytearray, rays: Rays, cell: int, depth: int = 0) -> str | None:
 _OFFSETS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
-def _screen(cells: bytes, width: int, height: int) -> np.ndarray:
+def _screen(cells: bytes | bytearray, width: int, height: int) -> np.ndarray:
     """Empty cells that could be forbidden: black stones within four steps in two or more
     directions (two each), or four in one, or five within five steps (an overline)."""
     import numpy as np   # here: the rules load without numpy (a UCI engine's start)
@@ -147,7 +147,7 @@ def _screen(cells: bytes, width: int, height: int) -> np.ndarray:
     return np.flatnonzero(empty & ((pairs >= 2) | strong))
 
 
-def forbidden_points(cells: bytes, width: int, height: int, rays: Rays) -> list[int]:
+def forbidden_points(cells: bytes | bytearray, width: int, height: int, rays: Rays) -> list[int]:
     """Black's forbidden empty cells, in cell order."""
     candidates = _screen(cells, width, height)
     if candidates.size == 0:

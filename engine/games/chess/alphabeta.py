@@ -16,7 +16,7 @@ from typing import Hashable
 import chess
 
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS
-from engine.search.chess_pst import PHASE_TOTAL, PHASE_WEIGHT, pst_tables
+from engine.games.chess.pst import PHASE_TOTAL, PHASE_WEIGHT, pst_tables
 
 __all__ = ["ChessSearchBoard"]
 

@@ -26,7 +26,7 @@ many threats from the start is not lost in its widest lines.  An unfinished VCT 
 Budgets are node counts (attacker and defender stones placed); a result says whether the
 search finished.  A transposition table (Zobrist key + attacker) keeps proofs and
 depth-bounded failures across calls; keep one ThreatSolver per player (not thread-safe).
-The searches run in C (engine/search/threat_kernel.c, loaded by threat_kernel.py): a few us
+The searches run in C (engine/games/gomoku/threat_kernel.c, loaded by threat_kernel.py): a few us
 per node against about 57 in the Python solver they replace, measured on the VCTs that beat
 MCTS (benchmarks/gomoku_fatal_moves.py's positions); this module is their Python API.
 """
@@ -40,10 +40,10 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from engine.games.gomoku import GomokuGame, GomokuState
-from engine.search.ab_gomoku import GomokuSearchBoard
+from engine.games.gomoku.alphabeta import GomokuSearchBoard
 from engine.search.limits import Stopper
-from engine.games.renju import forbidden_points, foul
-from engine.search.threat_kernel import MAX_FOURS, MAX_THREATS, PROVED_RULES, KernelBoard
+from engine.games.gomoku.renju import forbidden_points, foul
+from engine.games.gomoku.threat_kernel import MAX_FOURS, MAX_THREATS, PROVED_RULES, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
            "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
@@ -141,7 +141,7 @@ def time_cap(stopper: Stopper | None, share: float) -> Callable[[], bool] | None
 class ThreatSolver:
     """VCF/VCT/defence checks on gomoku positions of one game (size and rule).
 
-    The searches run compiled (engine/search/threat_kernel.py) on the solver's own board,
+    The searches run compiled (engine/games/gomoku/threat_kernel.py) on the solver's own board,
     synced to each position asked about (only the cells that differ change).  `stop`, when
     set, is polled between searches, and a time cap (time_cap) also bounds each search's
     nodes by the time left."""

@@ -6,7 +6,7 @@ benchmarks/gomoku_fatal_moves.py's positions; the C core: about 4 us).  Why C th
 ctypes rather than numba: numba maps LLVM (a 178 MB library) into the process, and the
 Gomocup judge counts a brain's virtual size against 350 MB (shared/PROTOCOLS.md).
 
-`pip install` builds it (setup.py: the extension `engine.search._threat_kernel`, optional,
+`pip install` builds it (setup.py: the extension `engine.games.gomoku._threat_kernel`, optional,
 so an install without a C compiler still succeeds); it is loaded with ctypes, never imported.
 Without the build the solver is unavailable and says so in one line
 (ThreatKernelUnavailable); the players then play without it and say so
@@ -21,22 +21,24 @@ from typing import Iterable
 
 import numpy as np
 
+from engine.search.prover import SolverUnavailable
+
 __all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES"]
 
 # The rules whose fives and fours the C patterns know.  Under renju (fouls, white's overlines)
-# and caro (blocked fives) engine/search/threats.py searches as exactly-five and replays each
+# and caro (blocked fives) engine/games/gomoku/threats.py searches as exactly-five and replays each
 # proof under the real rule before trusting it.
 PROVED_RULES = ("freestyle", "standard")
 
 MAX_FOURS = 60          # as threat_kernel.c
 MAX_THREATS = 12
 LINE_MAX = 1024
-_MODULE = "engine.search._threat_kernel"
+_MODULE = "engine.games.gomoku._threat_kernel"
 _lock = threading.Lock()
 _library: ctypes.CDLL | None = None
 
 
-class ThreatKernelUnavailable(RuntimeError):
+class ThreatKernelUnavailable(SolverUnavailable):
     """The compiled solver is not built here (no C compiler at install, say)."""
 
 

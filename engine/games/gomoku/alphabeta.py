@@ -11,10 +11,10 @@ Forcing, in ordered_moves (the same order as a player would think):
   3. the opponent has an open three     -> own four-making moves and the cells that
      defend the three (any other move lets an open four through);
   4. otherwise candidates ranked by attack + defence value, best `max_candidates`.
-Under renju black's forbidden points are left out of every list (engine/games/renju.py), and
+Under renju black's forbidden points are left out of every list (engine/games/gomoku/renju.py), and
 the patterns read black's fives as exactly five, white's as five or more.
 
-With a threat solver (engine/search/threats.py, `board_maker(threat_nodes=n,
+With a threat solver (engine/games/gomoku/threats.py, `board_maker(threat_nodes=n,
 root_threat_nodes=r)`):
   - root_plan(): before the search (within r nodes and ROOT_THREAT_TIME_SHARE of the time
     left), a VCF of the side to move is played at once, and when the opponent has a VCF
@@ -30,16 +30,16 @@ from typing import TYPE_CHECKING, Callable, Hashable, Iterable, Sequence
 import numpy as np
 
 from engine.games.gomoku import GomokuGame, GomokuState, zobrist_code
-from engine.games.renju import foul
+from engine.games.gomoku.renju import foul
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
 from engine.search.limits import Stopper
-from engine.search.gomoku_patterns import (
+from engine.games.gomoku.patterns import (
     BALANCE, DEFENCES, FIVES, FOUR, FOUR_MAKERS, MADE_FIVE, OPEN_THREES, ORDER, PATTERN_SCORES, THREE,
     LineInfo, PatternTable)
 from engine.types import Move
 
 if TYPE_CHECKING:
-    from engine.search.threats import ThreatSolver
+    from engine.games.gomoku.threats import ThreatSolver
 
 __all__ = ["GomokuSearchBoard", "board_maker", "DEFAULT_MAX_CANDIDATES", "WIN_SOON"]
 
@@ -243,7 +243,7 @@ class GomokuSearchBoard:
         threats, budget = self.threats, self.root_threat_nodes
         if threats is None or not budget or self._winner is not None:
             return None, None
-        from engine.search.threats import time_cap
+        from engine.games.gomoku.threats import time_cap
         threats.stop = time_cap(stopper, ROOT_THREAT_TIME_SHARE)
         try:
             win = threats.vcf_on(self, nodes=budget)
@@ -265,7 +265,7 @@ class GomokuSearchBoard:
     def in_check(self) -> bool:
         return False
 
-    # -- threat queries (engine/search/threats.py) -------------------------------------------
+    # -- threat queries (engine/games/gomoku/threats.py) -------------------------------------------
     def four_lines(self, colour: int) -> int:
         """On how many lines can `colour` make a four (or open four) with one stone?"""
         return self._makers[colour]
@@ -405,7 +405,7 @@ def board_maker(game, *, max_candidates: int = DEFAULT_MAX_CANDIDATES, threat_no
     patterns = PatternTable(game.rule)
     threats = None
     if threat_nodes > 0 or root_threat_nodes > 0:
-        from engine.search.threats import ThreatSolver
+        from engine.games.gomoku.threats import ThreatSolver
         threats = ThreatSolver(game)
 
     def make(state: GomokuState) -> GomokuSearchBoard:

@@ -5,7 +5,7 @@ Rules, Gomocup's leagues (the INFO rule codes in RULE_CODES):
 - "freestyle": five or more in a row wins.
 - "standard": exactly five wins; an overline does not.
 - "renju": black (the first player) wins with exactly five only, and black's overline,
-  double four and double three are forbidden points (engine/games/renju.py): they are not
+  double four and double three are forbidden points (engine/games/gomoku/renju.py): they are not
   among black's legal moves, so a player can never play one, and a white four whose only
   block is a forbidden point wins.  White wins with five or more and has no fouls.
 - "caro": Gomocup's caro league: exactly five wins unless both of its ends are blocked by
@@ -21,7 +21,7 @@ from bisect import bisect_left
 from typing import Hashable, Sequence
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
-from engine.games.renju import foul, forbidden_points
+from engine.games.gomoku.renju import foul, forbidden_points
 
 __all__ = ["GomokuGame", "GomokuState", "RULES", "RULE_CODES", "rule_from_code", "MIN_SIZE", "MAX_SIZE",
            "symmetry_permutations", "zobrist_code", "BENCH_OPENINGS"]
@@ -208,9 +208,6 @@ class GomokuGame:
     protocol = "gomocup"
     stones = True
     max_plies: int | None = None  # a full board ends the game
-    heuristic = "engine.evaluators:GomokuHeuristicEvaluator"
-    rollout = "engine.search.uct:gomoku_rollout"
-    endgames: str | None = None   # the threat solver plays that part (engine.players.build.mcts_prover)
     bench_depth = 9               # about 10 s on one free core (measured 2026-11)
 
     def __init__(self, width: int = 15, height: int | None = None, rule: str = "freestyle"):

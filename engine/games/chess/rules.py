@@ -150,9 +150,6 @@ class ChessGame:
     protocol = "uci"
     stones = False
     max_plies: int | None = 300   # self-play and teacher games: random-ish chess rarely ends by itself
-    heuristic = "engine.evaluators:ChessMaterialEvaluator"
-    rollout = "engine.search.uct:chess_rollout"
-    endgames: str | None = "engine.search.chess_endgames:MopUpEvaluator"
     bench_depth = 6               # about 10 s on one free core (measured 2026-11)
 
     def dirichlet_alpha(self, n_moves: int) -> float:

@@ -1,0 +1,41 @@
+"""Chess as the rest of the engine sees it (engine/games/profile.py), with the player
+settings chosen by match for it."""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.games.chess.rules import ChessGame
+from engine.games.profile import GameProfile
+
+__all__ = ["PROFILE"]
+
+
+def _heuristic() -> Any:
+    from engine.games.chess.heuristic import ChessMaterialEvaluator
+    return ChessMaterialEvaluator()
+
+
+def _rollout() -> Any:
+    from engine.games.chess.heuristic import chess_rollout
+    return chess_rollout
+
+
+def _alphabeta_board(game: Any, solver: bool) -> Any:
+    from engine.games.chess.alphabeta import ChessSearchBoard
+    return ChessSearchBoard.from_state
+
+
+def _leaf_value() -> Any:
+    from engine.games.chess.endgames import MopUpEvaluator
+    return MopUpEvaluator
+
+
+PROFILE = GameProfile(
+    name="chess", rules=ChessGame, codec="engine.games.chess.codec",
+    heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, leaf_value=_leaf_value,
+    # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
+    mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0},
+    # Player auto: alpha-beta for moves planned under 0.5 s (docs/measurements/player-auto.md:
+    # MCTS scored 14.5/100 against it at 1+0.01, 17.5/40 at 10+0.1, 49/80 at a second a move).
+    auto_alphabeta_below=0.5,
+)

@@ -1,0 +1,57 @@
+"""Gomoku as the rest of the engine sees it (engine/games/profile.py), with the player
+settings chosen by match for it."""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.games.gomoku.rules import GomokuGame
+from engine.games.profile import GameProfile
+
+__all__ = ["PROFILE", "THREAT_NODES", "VCT_NODES", "VCT_SHARE", "AB_ROOT_THREAT_NODES"]
+
+# MCTS's threat solver: nodes per new leaf (x40 at the root), per VCT search at the root (the
+# root's own VCT, the opponent's after each move tried), and at most this share of the time
+# left for those VCT checks.
+THREAT_NODES = 30
+VCT_NODES = 1000
+VCT_SHARE = 0.3
+# Alpha-beta's threat solver: nodes before the search (none per leaf, as before this profile).
+AB_ROOT_THREAT_NODES = 2000
+
+
+def _heuristic() -> Any:
+    from engine.games.gomoku.heuristic import GomokuHeuristicEvaluator
+    return GomokuHeuristicEvaluator()
+
+
+def _rollout() -> Any:
+    from engine.games.gomoku.heuristic import gomoku_rollout
+    return gomoku_rollout
+
+
+def _alphabeta_board(game: Any, solver: bool) -> Any:
+    from engine.games.gomoku.alphabeta import board_maker
+    if solver:
+        from engine.games.gomoku.threat_kernel import library
+        library()                     # ThreatKernelUnavailable when the core is not built
+    # one pattern cache and threat solver per player, kept across moves
+    return board_maker(game, root_threat_nodes=AB_ROOT_THREAT_NODES if solver else 0)
+
+
+def _prover(vct_share: float | None) -> Any:
+    """A fresh threat solver for one MCTS (it keeps per-search state); ThreatKernelUnavailable
+    (a SolverUnavailable) when its compiled core is not built."""
+    from engine.games.gomoku.threat_kernel import library
+    from engine.games.gomoku.threats import TreeProver
+    library()
+    share = VCT_SHARE if vct_share is None else vct_share
+    return TreeProver(THREAT_NODES, 40 * THREAT_NODES, VCT_NODES if share > 0 else 0, share)
+
+
+PROFILE = GameProfile(
+    name="gomoku", rules=GomokuGame, codec="engine.games.gomoku.codec",
+    heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
+    # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
+    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0},
+    auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
+)

@@ -1,0 +1,44 @@
+"""What the layers above the rules ask of a game, in one object per game package.
+
+Each game is a package (engine/games/chess/, engine/games/gomoku/) that holds everything
+knowing that game and exports one `PROFILE`; engine/games/__init__.py lists the packages.
+The search, network and player layers stay generic: they take what a profile hands them
+(an evaluator, a roll-out, an alpha-beta board, a solver, tuned settings) and never test a
+game's name.  Entries that load heavy code are callables that import on use, so a UCI
+server that only answers `uci` loads none of it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from engine.search.uct import Rollout
+
+__all__ = ["GameProfile"]
+
+
+@dataclass(frozen=True)
+class GameProfile:
+    """One game, as the rest of the engine sees it.
+
+    rules: the Game class.  codec: the module holding the network codec (`CODEC`), None for
+    a game no network plays.  heuristic: () -> an Evaluator without a network (MCTS's fallback,
+    UCT's move order).  rollout: () -> the UCT roll-out.  alphabeta_board: (game, solver on)
+    -> alpha-beta's board factory (state -> SearchBoard), None when alpha-beta does not play
+    it; it raises SolverUnavailable when the solver is asked for and cannot run.  leaf_value:
+    () -> a wrapper the network evaluator is put under (chess: mop-up endgames).  prover:
+    (vct_share or None) -> a fresh MCTS prover (gomoku: the threat solver), raising
+    SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
+    by match (fpu_reduction, policy_temperature) and the prover's vct_share.
+    auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
+    seconds (None: MCTS at every clock)."""
+    name: str
+    rules: type
+    heuristic: Callable[[], Any]
+    rollout: Callable[[], Rollout]
+    codec: str | None = None
+    alphabeta_board: Callable[[Any, bool], Any] | None = None
+    leaf_value: Callable[[], Callable[[Any], Any]] | None = None
+    prover: Callable[[float | None], Any] | None = None
+    mcts_tuned: Mapping[str, float] = field(default_factory=dict)
+    auto_alphabeta_below: float | None = None
