@@ -94,7 +94,7 @@ def main() -> None:
     d.add_argument("databases", nargs="+")
     r = sub.add_parser("replay")
     r.add_argument("source")
-    r.add_argument("--weights", default="gomoku-rapfi2-res6x32")
+    r.add_argument("--weights", default="gomoku")
     r.add_argument("--movetime", type=float, default=0.88)
     r.add_argument("--player", default="mcts")
     args = parser.parse_args()

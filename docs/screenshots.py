@@ -38,7 +38,7 @@ def shoot(settings: GameSettings, clicks: list[str], out: Path, think: float = 3
 
 def main() -> None:
     gomoku = GameSettings(width=15, height=15, movetime=8.0, opponent=Opponent(
-        options=(("player", "mcts"), ("weights", "gomoku-teacher-res6x64"), ("batch", 8))),
+        options=(("player", "mcts"), ("weights", "gomoku"), ("batch", 8))),
         position="7,7 8,8 8,7 6,7 7,8 7,6 9,6 6,9")
     shoot(gomoku, ['.cell[data-xy="6,6"]'], HERE / "play-gomoku.png")
     chess = GameSettings(game="chess", movetime=8.0, opponent=Opponent(options=(("player", "mcts"), ("batch", 8))),

@@ -42,7 +42,7 @@ def player_names() -> list[str]:
 
 
 def shipped_networks(game_name: str) -> list[str]:
-    """Names of the networks shipped in weights/ for a game (`gomoku-teacher-res6x64`)."""
+    """Names of the networks shipped in weights/ for a game (`gomoku-sp1-res6x32`)."""
     try:
         files = [entry.name for entry in resources.files("weights").iterdir()]
     except ModuleNotFoundError:

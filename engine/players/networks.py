@@ -64,7 +64,7 @@ def shipped_weights(game_name: str) -> Path | None:
 
 def find_weights(name: str) -> str:
     """A network file as given, else a default by name (`chess`), else a shipped one by name
-    (`gomoku-teacher-res6x64`), else `name` unchanged (loading it then says what is missing)."""
+    (`gomoku-sp1-res6x32`), else `name` unchanged (loading it then says what is missing)."""
     if Path(name).is_file():
         return name
     stem = name[:-3] if name.endswith(".pt") else name
