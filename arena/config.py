@@ -350,7 +350,8 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     if game not in game_names():
         raise ConfigError(f"unknown game {game!r} (expected {' or '.join(game_names())})")
     boards: tuple[int, ...] = ()
-    if game == "gomoku":
+    gomocup = game_class(game).protocol == "gomocup"    # the Gomocup protocol's limits apply
+    if game_class(game).sized:
         raw_boards = merged.get("boards", 15)
         if isinstance(raw_boards, str):
             raw_boards = [b for b in raw_boards.replace(",", " ").split()]
@@ -389,9 +390,9 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     except TimeControlError as exc:
         raise ConfigError(str(exc)) from None
     match_time = _float(merged["match_time"], "match_time") if merged.get("match_time") else None
-    if tc is not None and game == "gomoku":
+    if tc is not None and gomocup:
         if tc.increment or tc.moves:
-            raise ConfigError("gomoku time control: Gomocup has no increment or move count; "
+            raise ConfigError(f"{game} time control: Gomocup has no increment or move count; "
                               "use --tc SECONDS (timeout_match) and --movetime (timeout_turn)")
         match_time, tc = tc.base, None
     limits = MoveLimits(
@@ -410,12 +411,11 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
         raise ConfigError("margin must not be negative")
     if not limits.timed and limits.nodes is None and limits.depth is None:
         # no tournament-wide limit: a default clock, so no engine is ever sent a bare `go`
-        limits = replace(limits, movetime=0.1 if game == "gomoku" else None,
-                         tc=None if game == "gomoku" else parse_tc("10+0.1"))
+        limits = replace(limits, movetime=0.1 if gomocup else None, tc=None if gomocup else parse_tc("10+0.1"))
 
-    if game == "gomoku":  # Gomocup has no depth or node limits: built-ins take --nodes at startup
+    if gomocup:  # Gomocup has no depth or node limits: built-ins take --nodes at startup
         if limits.depth is not None or any(e.depth for e in engines):
-            raise ConfigError("depth limits need UCI; for gomoku use --movetime, --tc or nodes")
+            raise ConfigError(f"depth limits need UCI; for {game} use --movetime, --tc or nodes")
         bad = [e.name for e in engines if not e.builtin and (e.nodes or limits.nodes)]
         if bad:
             raise ConfigError(f"engine {bad[0]!r}: Gomocup cannot pass a node limit to an external brain")

@@ -13,11 +13,11 @@ Optional methods the core uses when a board has them (chess does, for speed):
 """
 from __future__ import annotations
 
-from typing import Hashable, Protocol, Sequence
+from typing import Any, Hashable, Protocol, Sequence
 
 from engine.types import Move
 
-__all__ = ["SearchBoard", "MATE_SCORE", "MATE_BOUND", "TERMINAL_WIN", "TERMINAL_LOSS", "TERMINAL_DRAW"]
+__all__ = ["SearchBoard", "StateSearchBoard", "MATE_SCORE", "MATE_BOUND", "TERMINAL_WIN", "TERMINAL_LOSS", "TERMINAL_DRAW"]
 
 MATE_SCORE = 1_000_000          # a win at the root; a win in n plies scores MATE_SCORE - n
 MATE_BOUND = MATE_SCORE - 10_000  # |score| above this is a forced result
@@ -43,3 +43,48 @@ class SearchBoard(Protocol):
     """Killer/history moves are quiet ones (not captures/promotions)."""
     def in_check(self) -> bool: ...
     """Side to move in check: no stand-pat in quiescence, no null-move pruning."""
+
+
+class StateSearchBoard:
+    """A SearchBoard over any game's immutable states: push plays a move into a new state,
+    pop drops it.  No evaluation (0 until the game ends) and no move ordering, so alpha-beta
+    plays any game that has rules only; a game worth searching deeply brings its own
+    incremental board (chess and gomoku do, in their packages)."""
+
+    def __init__(self, state: Any):
+        self._stack = [state]
+
+    @classmethod
+    def from_state(cls, state: Any) -> "StateSearchBoard":
+        return cls(state)
+
+    def push(self, move: Move) -> None:
+        self._stack.append(self._stack[-1].play(move))
+
+    def pop(self) -> None:
+        self._stack.pop()
+
+    def key(self) -> Hashable:
+        return self._stack[-1].key()
+
+    def terminal(self) -> int | None:
+        state = self._stack[-1]
+        outcome = state.outcome()
+        if outcome is None:
+            return None
+        return {1.0: TERMINAL_WIN, 0.0: TERMINAL_DRAW, -1.0: TERMINAL_LOSS}[outcome.value_for(state.to_play)]
+
+    def evaluate(self) -> int:
+        return 0
+
+    def ordered_moves(self) -> Sequence[tuple[Move, int]]:
+        return [(move, 0) for move in self._stack[-1].legal_moves()]
+
+    def noisy_moves(self) -> Sequence[tuple[Move, int]]:
+        return []
+
+    def is_quiet(self, move: Move) -> bool:
+        return True
+
+    def in_check(self) -> bool:
+        return False

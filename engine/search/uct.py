@@ -15,9 +15,19 @@ from typing import Any, Callable, Sequence
 
 from engine.types import Evaluation
 
-__all__ = ["RolloutEvaluator", "Rollout"]
+__all__ = ["RolloutEvaluator", "Rollout", "random_rollout"]
 
 Rollout = Callable[[Any, random.Random], float]     # (state, rng) -> value for the side to move
+
+
+def random_rollout(state: Any, rng: random.Random) -> float:
+    """Random legal moves to the end of the game through the rules alone: any game's
+    roll-out until it brings a faster one (chess and gomoku do, in their packages)."""
+    player = state.to_play
+    while state.outcome() is None:
+        moves = state.legal_moves()
+        state = state.play(moves[rng.randrange(len(moves))])
+    return state.outcome().value_for(player)
 
 
 class RolloutEvaluator:
