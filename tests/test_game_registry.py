@@ -25,11 +25,6 @@ ALLOWED = {
     ("engine/cli/serve.py", "game != 'chess'"): "... gomoku a .psq of games (two file formats)",
     ("engine/search/mcts.py", "getattr(state, 'last_move', None)"):
         "subtree reuse follows the last move where a state knows it (both games do; toy states need not)",
-    # The web board draws each game its own way (play.js too): a view layer, not item 2's scope.
-    ("engine/play/record.py", "game.name == 'chess'"): "PGN record vs move list",
-    ("engine/play/look.py", "game.name == 'chess'"): "SAN vs x,y labels",
-    ("engine/play/session.py", "game.name == 'chess'"): "FEN vs stones position text",
-    ("engine/play/session.py", "self.game.name == 'chess'"): "board snapshot for the page",
 }
 
 

@@ -129,7 +129,8 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
     """Teacher games (alpha-beta, a UCI engine for chess, a Gomocup brain for gomoku) into
     npz sample shards; rerunning the same command finishes the missing shards.
 
-    Lives here rather than in engine/cli.py because --uci / --gomocup start engine processes."""
+    \f
+    In serve.py, with the other commands that start engine processes (--uci / --gomocup)."""
     import shlex
 
     from engine.train.teacher import TeacherConfig
@@ -192,8 +193,9 @@ def play(game: str, board: str, rule: str, movetime: float, host: str, port: int
          externals: tuple[str, ...], key: str | None, options: PlayerOptions) -> None:
     """Play or analyse in the browser against any player, and watch its search.
 
-    Lives here rather than in engine/cli.py because the page may pick an external engine
-    given with --external, which this layer starts (protocols/external_searcher.py)."""
+    \f
+    In serve.py, with the other commands that start engine processes: the page may pick an
+    external engine given with --external (protocols/external_searcher.py)."""
     from dataclasses import asdict, fields
 
     from engine.play import GameSettings, Opponent, RequestError, allow_list, serve

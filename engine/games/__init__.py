@@ -3,8 +3,9 @@
 Each game is a package here (engine/games/chess/, engine/games/gomoku/) holding everything
 that knows it, and exporting one PROFILE (engine/games/profile.py): its rules class, its
 hand-written evaluation and roll-out, alpha-beta board, solver, leaf-value wrapper and tuned
-player settings.  The registry below is the one line a game adds here; its network codec,
-when it has one, is named in engine/nn/codecs.py.
+player settings; its web.py says how the web board shows it (board_view).  The registry
+below is the one line a game adds here; its network codec, when it has one, is named in
+engine/nn/codecs.py.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # imported lazily at run time (python-chess only when chess i
     from engine.games.gomoku import GomokuGame
     from engine.games.profile import GameProfile
 
-__all__ = ["get_game", "game_on_board", "game_class", "game_names", "game_profile", "Game", "State",
+__all__ = ["get_game", "game_on_board", "game_class", "game_names", "game_profile", "board_view", "Game", "State",
            "Outcome", "IllegalMoveError", "GameSetupError"]
 
 # game name -> its package (imported on first use)
@@ -39,6 +40,12 @@ def game_profile(name: str) -> GameProfile:
     if package is None:
         raise GameSetupError(f"unknown game {name!r} (expected {' or '.join(_GAMES)})")
     return importlib.import_module(package).PROFILE  # type: ignore[no-any-return]
+
+
+def board_view(game: Any) -> Any:
+    """How the web board shows `game` (its package's web.py: COLOURS, move_label,
+    game_record, position, snapshot)."""
+    return importlib.import_module(f"{_GAMES[game.name]}.web")
 
 
 def game_class(name: str) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from engine.games import board_view
 from engine.types import Move, SearchInfo
 
 __all__ = ["LiveView", "move_text", "move_label", "wdl_of"]
@@ -22,10 +23,8 @@ def move_text(game: Any, state: Any, move: Move) -> str:
 
 
 def move_label(game: Any, state: Any, move: Move) -> str:
-    """The move as a person reads it: SAN for chess, `x,y` for gomoku."""
-    if game.name == "chess":
-        return str(state.board.san(move))
-    return move_text(game, state, move)
+    """The move as a person reads it: SAN for chess, `x,y` for gomoku (the game's board view)."""
+    return str(board_view(game).move_label(state, move))
 
 
 def wdl_of(info: SearchInfo) -> tuple[int, int, int]:

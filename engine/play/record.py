@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from engine.games import board_view
 from engine.games.base import Outcome
 from engine.types import Move
 
@@ -26,22 +27,7 @@ def game_record(game: Any, start: Any, moves: Sequence[Move], names: tuple[str, 
     """(file name, text) of the game played from `start` (a FEN's position or the initial
     one); names are the first and second player's."""
     stamp = datetime.now(tz=timezone.utc)
-    if game.name == "chess":
-        import chess.pgn
-        board = start.board.copy(stack=False)
-        for move in moves:
-            board.push(move)
-        pgn = chess.pgn.Game.from_board(board)
-        pgn.headers.update({"Event": "PlyZero web board", "Site": "local", "Date": stamp.strftime("%Y.%m.%d"),
-                            "Round": "-", "White": names[0], "Black": names[1], "Result": result_text(outcome)})
-        if outcome is not None:
-            pgn.headers["Termination"] = outcome.reason
-        return f"plyzero-{stamp:%Y%m%d-%H%M%S}.pgn", str(pgn) + "\n"
-    lines = [f"# PlyZero web board: gomoku {game.width}x{game.height} {game.rule}",
-             f"# Black: {names[0]}", f"# White: {names[1]}",
-             f"# Result: {result_text(outcome)}" + (f" ({outcome.reason})" if outcome else "")]
-    state = start
-    for move in moves:
-        lines.append(game.format_move(state, move))
-        state = state.play(move)
-    return f"plyzero-{stamp:%Y%m%d-%H%M%S}.txt", "\n".join(lines) + "\n"
+    suffix, text = board_view(game).game_record(game, start, moves, names, result_text(outcome),
+                                                None if outcome is None else outcome.reason,
+                                                stamp.strftime("%Y.%m.%d"))
+    return f"plyzero-{stamp:%Y%m%d-%H%M%S}{suffix}", text

@@ -8,12 +8,12 @@ id is no longer current (undo, new game, swap while it ran) is dropped.
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import replace
 from functools import partial
 from typing import Any, Callable, Mapping
 
+from engine.games import board_view
 from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome
 from engine.play.look import LiveView, move_label, move_text
 from engine.play.players import ExternalFactory, build_searcher
@@ -25,8 +25,6 @@ from engine.types import Limits, Move, SearchInfo, SearchResult
 
 __all__ = ["Session"]
 
-COLOURS = {"chess": ("White", "Black"), "gomoku": ("Black", "White")}
-_STONE_SEPARATORS = re.compile(r"[\s;]+")
 
 
 class Session:
@@ -160,7 +158,7 @@ class Session:
             self._cancel()
             with self._lock:
                 loser = self.settings.human
-                self.resigned = Outcome(winner=1 - loser, reason=f"{COLOURS[self.game.name][loser]} resigns")
+                self.resigned = Outcome(winner=1 - loser, reason=f"{board_view(self.game).COLOURS[loser]} resigns")
                 self._bump()
 
     def stop(self) -> None:
@@ -316,24 +314,14 @@ class Session:
     # --- state (callers hold _lock) -----------------------------------------------------
 
     def _position(self, game: Any, text: str) -> tuple[Any, list[Move]]:
-        """Start state and set-up moves: chess from a FEN, gomoku from stones played in order."""
-        text = text.strip()
-        if game.name == "chess":
-            if not text:
-                return game.initial_state(), []
-            try:
-                return game.state_from_fen(text), []
-            except GameSetupError as exc:
-                raise RequestError(str(exc)) from None
-        state, moves = game.initial_state(), []
-        for token in filter(None, _STONE_SEPARATORS.split(text)):
-            try:
-                move = game.parse_move(state, token)
-            except IllegalMoveError as exc:
-                raise RequestError(f"stones: {exc}") from None
-            moves.append(move)
-            state = state.play(move)
-        return game.initial_state(), moves
+        """Start state and set-up moves: chess from a FEN, gomoku from stones played in order
+        (the game's board view reads the text)."""
+        try:
+            return board_view(game).position(game, text.strip())
+        except GameSetupError as exc:
+            raise RequestError(str(exc)) from None
+        except IllegalMoveError as exc:
+            raise RequestError(f"stones: {exc}") from None
 
     def _push(self, move: Move) -> None:
         state = self.states[-1]
@@ -357,21 +345,14 @@ class Session:
     def _snapshot(self) -> dict[str, Any]:
         settings, state = self.settings, self.states[-1]
         outcome = self._outcome()
-        board: dict[str, Any]
-        if self.game.name == "chess":
-            king = state.board.king(state.board.turn) if state.board.is_check() else None
-            board = {"fen": state.board.fen(), "legal": [move_text(self.game, state, m) for m in state.legal_moves()],
-                     "check": None if king is None else _square_name(king)}
-        else:
-            board = {"width": self.game.width, "height": self.game.height,
-                     "cells": "".join(str(c) for c in state.cells)}
+        board: dict[str, Any] = board_view(self.game).snapshot(self.game, state)
         if settings.mode == "analysis":
             turn = "either"
         else:
             turn = "human" if state.to_play == settings.human else "engine"
         return {
             "version": self.version, "settings": settings.to_json(), "opponent": settings.opponent.name,
-            "colours": COLOURS[self.game.name], "to_play": state.to_play, "turn": turn,
+            "colours": board_view(self.game).COLOURS, "to_play": state.to_play, "turn": turn,
             "thinking": self.thinking, "analysing": self.analysing, "board": board,
             "moves": [{"move": t, "label": lab} for t, lab in zip(self.texts, self.labels)],
             "result": None if outcome is None else {
@@ -381,5 +362,3 @@ class Session:
         }
 
 
-def _square_name(square: int) -> str:
-    return "abcdefgh"[square % 8] + str(square // 8 + 1)
