@@ -73,14 +73,33 @@ def test_a_shipped_int8_export_belongs_to_its_network_and_is_what_plays(path: Pa
 def test_the_defaults_are_index_entries_naming_shipped_files_not_copies():
     """weights/index.json names each game's default; no shipped file is a byte copy of another."""
     import json
+    from engine.games.gomoku import RULES
     defaults = json.loads((FOLDER / "index.json").read_text())["defaults"]
-    assert set(defaults) == {"chess", "gomoku"}
+    assert {"chess", "gomoku"} <= set(defaults) <= {"chess", "gomoku"} | {f"gomoku-{rule}" for rule in RULES}
     for name, entry in defaults.items():
         path = FOLDER / entry["file"]
         assert path in NETWORKS and hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"]
         assert find_weights(name) == str(path)
     digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(FOLDER.iterdir()) if p.is_file()]
     assert len(digests) == len(set(digests))
+
+
+def test_a_rule_with_its_own_default_gets_it_and_the_other_rules_the_game_s(tmp_path, monkeypatch):
+    from engine.games import get_game
+    from engine.players import networks
+    from engine.players.build import resolve_player
+    entries = {}
+    for name, content in (("gomoku", b"game default"), ("gomoku-caro", b"caro default")):
+        (tmp_path / f"{name}-net.pt").write_bytes(content)
+        entries[name] = {"file": f"{name}-net.pt", "sha256": hashlib.sha256(content).hexdigest()}
+    (tmp_path / "index.json").write_text(json.dumps({"defaults": entries}))
+    monkeypatch.setattr(networks, "_shipped", lambda name: tmp_path / name if (tmp_path / name).is_file() else None)
+    assert networks.resolve_network("gomoku", None, "caro") == str(tmp_path / "gomoku-caro-net.pt")
+    assert networks.resolve_network("gomoku", None, "renju") == str(tmp_path / "gomoku-net.pt")
+    assert networks.resolve_network("gomoku", None) == str(tmp_path / "gomoku-net.pt")
+    assert networks.resolve_network("gomoku", str(tmp_path / "gomoku-net.pt"), "caro") == str(tmp_path / "gomoku-net.pt")
+    caro = resolve_player(get_game("gomoku", width=15, rule="caro"), PlayerOptions(player="auto"))
+    assert caro.player == "mcts" and caro.weights == str(tmp_path / "gomoku-caro-net.pt")
 
 
 def test_a_default_whose_file_changed_is_refused_in_one_line(tmp_path, monkeypatch):

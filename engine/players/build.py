@@ -46,7 +46,7 @@ Notes = list[str]
 def resolve_player(game: Game, options: PlayerOptions) -> PlayerOptions:
     """Turn player "auto" into mcts (when a network is named or shipped) or alphabeta, and a
     shipped network's name into its path."""
-    weights = resolve_network(game.name, options.weights)
+    weights = resolve_network(game.name, options.weights, game.rule)
     if options.player != "auto":
         return options if options.weights is None else options.with_changes(weights=weights)
     if weights is None:
@@ -143,7 +143,7 @@ def _mcts(game: Game, options: PlayerOptions, notes: Notes) -> Searcher:
 def mcts_evaluator(game: Game, options: PlayerOptions, notes: Notes) -> Any:
     """The evaluator MCTS plays with: the network (warmed up) under the game's leaf-value
     wrapper, or the heuristic evaluator when there is no network."""
-    weights = resolve_network(game.name, options.weights)
+    weights = resolve_network(game.name, options.weights, game.rule)
     if weights is None:
         notes.append(f"no {game.name} network: mcts plays with the heuristic evaluator")
         return game_profile(game.name).heuristic()

@@ -4,6 +4,7 @@ The one place that looks into the installed `weights` package; engine/search and
 engine/nn are handed a path and never ask.  A game's default is an entry of
 `weights/index.json` (`"chess": {"file": "chess-dagger3-res6x64.pt", "sha256": …}`), not a
 copy of the file: `chess` and `gomoku` are names for shipped networks, checked by sha256.
+A rule may have its own default (`gomoku-caro`), which players of that rule load instead.
 """
 from __future__ import annotations
 
@@ -72,10 +73,11 @@ def find_weights(name: str) -> str:
     return str(shipped) if shipped is not None else name
 
 
-def resolve_network(game_name: str, weights: str | None) -> str | None:
-    """The network a player of `game_name` should load: `weights` (a path or a shipped
-    name) if given, else the game's shipped default, else None (no network)."""
+def resolve_network(game_name: str, weights: str | None, rule: str = "") -> str | None:
+    """The network a player of `game_name` under `rule` should load: `weights` (a path or a
+    shipped name) if given, else the rule's own default (`gomoku-caro`) where the index has
+    one, else the game's shipped default, else None (no network)."""
     if weights is not None:
         return find_weights(weights)
-    shipped = shipped_weights(game_name)
+    shipped = (_default(f"{game_name}-{rule}") if rule else None) or shipped_weights(game_name)
     return None if shipped is None else str(shipped)
