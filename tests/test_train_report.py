@@ -101,6 +101,25 @@ def test_cli_validate_measures_networks_on_the_held_out_games(shards, tmp_path):
     assert bad.exit_code != 0 and "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
 
 
+def test_a_version_one_network_is_validated_on_its_own_planes(shards, tmp_path):
+    """A network from before the rule planes (6 inputs) measures the same as its exact
+    widening on the same held-out positions."""
+    from dataclasses import replace
+
+    from engine.nn.checkpoint import save_checkpoint
+    from engine.nn.model import build_model, widen_input
+    from engine.nn.spec import parse_net
+    torch.manual_seed(4)
+    old = build_model(replace(parse_net("res1x16", "gomoku"), in_planes=6))
+    save_checkpoint(tmp_path / "v1.pt", old)
+    save_checkpoint(tmp_path / "v2.pt", widen_input(old, 9))
+    dataset = read_shards([shards])
+    before = validate(load_checkpoint(tmp_path / "v1.pt")[0], dataset, value_blend=0.5, max_samples=64)
+    after = validate(load_checkpoint(tmp_path / "v2.pt")[0], dataset, value_blend=0.5, max_samples=64)
+    for key in ("policy_ce", "policy_top1", "value_mse_result"):
+        assert before[key] == pytest.approx(after[key], abs=1e-4), key
+
+
 def test_progress_writes_plain_lines_to_a_log_and_ends_with_the_total():
     import io
 

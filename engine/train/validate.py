@@ -52,12 +52,13 @@ def validate(model: nn.Module, dataset: Dataset, *, value_blend: float, device: 
                                                   "value_mse_teacher", "value_sign", "value_ce")}
     counts = {"all": 0, "teacher": 0, "decisive": 0}
     rng = np.random.default_rng(0)   # unused by fixed indices without augmentation
+    in_planes = model.config.in_planes   # a network of an older codec version reads a prefix
     for bucket, indices in validation_indices(dataset, max_samples):
         for start in range(0, indices.size, batch_size):
             batch = sample_batch(dataset, 0, rng, augment=False, indices=indices[start:start + batch_size],
                                  bucket=bucket)
             with autocast(device):
-                outputs = model(torch.from_numpy(batch.planes).to(device))
+                outputs = model(torch.from_numpy(batch.planes[:, :in_planes]).to(device))
             legal = torch.from_numpy(batch.legal).to(device)
             target = torch.from_numpy(batch.target).to(device)
             log_p = policy_log_probs(dataset.game, tuple(outputs[:-1]), legal)
