@@ -283,30 +283,6 @@ def test_players_never_play_a_foul_as_black(player: str) -> None:
         assert free.searcher.search(freestyle, limits=limits).best_move == star
 
 
-def test_alphabeta_as_white_wins_through_black_s_forbidden_point() -> None:
-    from engine.players import PlayerOptions, build_player
-    from engine.types import Limits
-
-    # White's (7,7) makes a four whose only five point is * = (3,3), black's double three.
-    game, state, star = renju_position("""
-     . . . . . . . . .
-     . . . X . . . . .
-     . . X X . . . . .
-     . X X * . . . . .
-     . . . . O . . . .
-     . . . . . O . . .
-     . . . . . . O . .
-     . . . . . . . . .
-     . . . . . . . . X
-     """, black_to_move=False)
-    assert state.to_play == 1
-    built = build_player(game, PlayerOptions(player="alphabeta"))
-    result = built.searcher.search(state, limits=Limits(depth=4))
-    assert result.best_move == game.index(7, 7)
-    after = state.play(result.best_move)
-    assert star not in after.legal_moves() and after.foul(star) == "double-three"
-
-
 FOUL_FOUR = """
      . . . . . . . . .
      . . . X . . . . .
@@ -318,6 +294,20 @@ FOUL_FOUR = """
      . . . . . . . . .
      . . . . . . . . X
      """
+
+
+def test_alphabeta_as_white_wins_through_black_s_forbidden_point() -> None:
+    from engine.players import PlayerOptions, build_player
+    from engine.types import Limits
+
+    # White's (7,7) makes a four whose only five point is * = (3,3), black's double three.
+    game, state, star = renju_position(FOUL_FOUR, black_to_move=False)
+    assert state.to_play == 1
+    built = build_player(game, PlayerOptions(player="alphabeta"))
+    result = built.searcher.search(state, limits=Limits(depth=4))
+    assert result.best_move == game.index(7, 7)
+    after = state.play(result.best_move)
+    assert star not in after.legal_moves() and after.foul(star) == "double-three"
 
 
 def test_the_threat_solver_wins_through_black_s_forbidden_point() -> None:

@@ -17,7 +17,7 @@ from typing import Any, Hashable, Protocol, Sequence
 
 from engine.types import Move
 
-__all__ = ["SearchBoard", "StateSearchBoard", "MATE_SCORE", "MATE_BOUND", "TERMINAL_WIN", "TERMINAL_LOSS", "TERMINAL_DRAW"]
+__all__ = ["SearchBoard", "StateSearchBoard", "NoTactics", "MATE_SCORE", "MATE_BOUND", "TERMINAL_WIN", "TERMINAL_LOSS", "TERMINAL_DRAW"]
 
 MATE_SCORE = 1_000_000          # a win at the root; a win in n plies scores MATE_SCORE - n
 MATE_BOUND = MATE_SCORE - 10_000  # |score| above this is a forced result
@@ -45,7 +45,21 @@ class SearchBoard(Protocol):
     """Side to move in check: no stand-pat in quiescence, no null-move pruning."""
 
 
-class StateSearchBoard:
+class NoTactics:
+    """The SearchBoard methods of a game without captures or checks (gomoku, the toy games):
+    no quiescence moves, every move quiet, never in check."""
+
+    def noisy_moves(self) -> Sequence[tuple[Move, int]]:
+        return []
+
+    def is_quiet(self, move: Move) -> bool:
+        return True
+
+    def in_check(self) -> bool:
+        return False
+
+
+class StateSearchBoard(NoTactics):
     """A SearchBoard over any game's immutable states: push plays a move into a new state,
     pop drops it.  No evaluation (0 until the game ends) and no move ordering, so alpha-beta
     plays any game that has rules only; a game worth searching deeply brings its own
@@ -79,12 +93,3 @@ class StateSearchBoard:
 
     def ordered_moves(self) -> Sequence[tuple[Move, int]]:
         return [(move, 0) for move in self._stack[-1].legal_moves()]
-
-    def noisy_moves(self) -> Sequence[tuple[Move, int]]:
-        return []
-
-    def is_quiet(self, move: Move) -> bool:
-        return True
-
-    def in_check(self) -> bool:
-        return False

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from engine.nn.spec import NetConfig
 from engine.train.samples import Dataset, sample_batch, value_targets
 
 __all__ = ["validate", "validation_indices"]
@@ -52,7 +53,8 @@ def validate(model: nn.Module, dataset: Dataset, *, value_blend: float, device: 
                                                   "value_mse_teacher", "value_sign", "value_ce")}
     counts = {"all": 0, "teacher": 0, "decisive": 0}
     rng = np.random.default_rng(0)   # unused by fixed indices without augmentation
-    in_planes = model.config.in_planes   # a network of an older codec version reads a prefix
+    config: NetConfig = model.config  # type: ignore[assignment]
+    in_planes = config.in_planes      # a network of an older codec version reads a prefix
     for bucket, indices in validation_indices(dataset, max_samples):
         for start in range(0, indices.size, batch_size):
             batch = sample_batch(dataset, 0, rng, augment=False, indices=indices[start:start + batch_size],

@@ -31,7 +31,7 @@ import numpy as np
 
 from engine.games.gomoku import GomokuGame, GomokuState, zobrist_code
 from engine.games.gomoku.renju import foul
-from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN
+from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN, NoTactics
 from engine.search.limits import Stopper
 from engine.games.gomoku.patterns import (
     BALANCE, DEFENCES, FIVES, FOUR, FOUR_MAKERS, MADE_FIVE, OPEN_THREES, ORDER, PATTERN_SCORES, THREE,
@@ -72,7 +72,7 @@ def _lines(width: int, height: int) -> list[list[int]]:
     return lines
 
 
-class GomokuSearchBoard:
+class GomokuSearchBoard(NoTactics):
     """Mutable gomoku position for one search; scores from the side to move.
 
     `patterns` carries the pattern caches; pass the same PatternTable to every board
@@ -255,15 +255,6 @@ class GomokuSearchBoard:
         if defence.refutations:
             return None, self.ranked(defence.refutations)
         return None, None
-
-    def noisy_moves(self) -> Sequence[tuple[Move, int]]:
-        return []
-
-    def is_quiet(self, move: Move) -> bool:
-        return True
-
-    def in_check(self) -> bool:
-        return False
 
     # -- threat queries (engine/games/gomoku/threats.py) -------------------------------------------
     def four_lines(self, colour: int) -> int:
