@@ -141,3 +141,56 @@ def test_mcts_root_noise_uses_the_games_alpha(monkeypatch):
         mcts_module.MCTS(UniformEvaluator(), mcts_module.MCTSConfig(noise=True, seed=1)).search(
             game.initial_state(), Limits(nodes=4))
         assert alphas and alphas[0] == pytest.approx(expected)
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_file_level_import_cycle():
+    """Top-level imports between our own modules form no cycle (lazy imports inside functions
+    are how a layer reaches what it starts on demand, and do not count)."""
+    files = [p for package in ("engine", "protocols", "arena", "weights") for p in (ROOT / package).rglob("*.py")]
+    modules = {_module_name(p): p for p in files}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.parse(path.read_text()).body:          # module level only
+            if isinstance(node, ast.ImportFrom) and node.module:
+                candidates = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            else:
+                continue
+            targets |= {c for c in candidates if c in modules and c != name}
+        graph[name] = targets
+    # a module importing its own package's __init__ is Python's normal order, not a cycle of files
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:                                # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for name in graph:
+        if name not in index:
+            visit(name)
+    assert cycles == []
