@@ -16,7 +16,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from board_client import RunningBoard  # noqa: E402
 from browser import start_driver  # noqa: E402
 
-from engine.play import GameSettings, Opponent  # noqa: E402
+from engine.web import GameSettings, Opponent  # noqa: E402
 
 
 def shoot(settings: GameSettings, clicks: list[str], out: Path, think: float = 3.0) -> None:

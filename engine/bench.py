@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 from engine.games import Game, State, game_class, get_game
 from engine.players import PlayerOptions, build_player, resolve_player
 from engine.games.gomoku.profile import VCT_NODES
-from engine.search.limits import Searcher
+from engine.types import Searcher
 from engine.types import Evaluation, Limits, SearchResult
 
 __all__ = ["bench_positions", "default_limits", "run_bench", "run_mcts_bench", "bench_game", "GameBench",

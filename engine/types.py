@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 if TYPE_CHECKING:
+    import threading
+
     import numpy as np
 
 Move = Any  # chess.Move for chess, int cell index (y * width + x) for gomoku
 
 __all__ = [
-    "Move", "Limits", "SearchInfo", "SearchResult", "Evaluation",
+    "Move", "Limits", "SearchInfo", "SearchResult", "Evaluation", "Searcher",
     "value_from_cp", "cp_from_value", "CP_SCALE",
 ]
 
@@ -115,3 +117,14 @@ class Evaluation:
     value: float
     extra: dict[str, Any] = field(default_factory=dict)
 
+
+class Searcher(Protocol):
+    """MCTS, UCT, alpha-beta and random alike.
+
+    search() blocks until a limit is reached or `stop` is set; it must return within
+    ~50 ms of `stop` being set, with the best move found so far (never None while a
+    legal move exists).  on_info is called from the searching thread.
+    """
+    def new_game(self) -> None: ...
+    def search(self, state: Any, limits: Limits, *, stop: threading.Event | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult: ...

@@ -1,5 +1,5 @@
-"""External engine processes as Searchers, so the web board (engine/play) can play them
-through the same Engine API as its own players.  engine/ starts no processes: the `engine
+"""External engine processes as Searchers, so the web board (engine/web) can play them
+through the same SearchThread API as its own players.  engine/ starts no processes: the `engine
 play` command hands `external_searcher` to the board.
 
 UCI engines are driven by python-chess (`chess.engine`), whose reports become SearchInfo;
@@ -16,7 +16,7 @@ import chess
 import chess.engine
 
 from engine.games.gomoku import RULE_CODES
-from engine.search.limits import Searcher
+from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, value_from_cp
 from protocols.gomocup_client import GomocupClient
 

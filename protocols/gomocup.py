@@ -1,10 +1,10 @@
 """The Gomocup (piskvork protocol) brain: `pbrain-plyzero` and `engine gomocup`.
 
-Text <-> Engine calls, plus what the protocol leaves to the brain: the board and whose turn
+Text <-> SearchThread calls, plus what the protocol leaves to the brain: the board and whose turn
 it is, a watchdog that answers a fallback move when a search overruns, time_left between
 INFO updates, and process hygiene (stderr silenced, one malloc arena).  The pure decisions
 (budgets, rule bits, the fallback move, message text) live in gomocup_policy.py.
-Input is read on its own thread (LineReader), searches run on the Engine's worker
+Input is read on its own thread (LineReader), searches run on the SearchThread's worker
 thread, so `END` exits at once even mid-search.
 A move request waits for nothing; any later command except INFO and END first waits
 for the pending answer, which keeps the dialogue strictly request/answer.
@@ -46,9 +46,9 @@ from typing import Callable, TextIO
 from engine import __version__
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState, rule_from_code
-from engine.player import Engine
+from engine.search_thread import SearchThread
 from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
-from engine.search.limits import Searcher
+from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
                                      follow_stones, format_message, keep_back_latency, move_budget,
@@ -104,7 +104,7 @@ class GomocupBrain:
         self._stones: dict[int, int] = {}          # cell -> OWN / OPPONENT / MARK
         self._line: list[GomokuState] = []         # the game as played (see the module docstring)
         self._block: tuple[str, list[str]] | None = None   # BOARD / SWAP2BOARD lines until DONE
-        self._engine: Engine | None = None
+        self._engine: SearchThread | None = None
         self._engine_key: tuple[GomokuGame, PlayerOptions] | None = None
         self._player: str | None = None
         self._notes: list[str] = []
@@ -396,8 +396,8 @@ class GomocupBrain:
         if left is not None and 0 < left < UNLIMITED_MS:
             self.settings.time_left = left - int(seconds * 1000)
 
-    def _engine_for(self, game: GomokuGame) -> Engine:
-        """The Engine for this game and options, built on first use (lazy imports, weights)."""
+    def _engine_for(self, game: GomokuGame) -> SearchThread:
+        """The SearchThread for this game and options, built on first use (lazy imports, weights)."""
         options = resolve_player(game, self.options)
         memory_mb = self.settings.max_memory // 2**20
         if memory_mb > 0:  # Hash = 1/6 of the judge's limit: alpha-beta's TT, or MCTS's tree plus a
@@ -414,7 +414,7 @@ class GomocupBrain:
         except PlayerBuildError as exc:
             raise ProtocolError(f"no player could be built: {exc}") from None
         self._notes.extend(built.notes)
-        self._engine, self._engine_key, self._player = Engine(built.searcher), key, built.player
+        self._engine, self._engine_key, self._player = SearchThread(built.searcher), key, built.player
         return self._engine
 
     # ---- the rest ---------------------------------------------------------------------

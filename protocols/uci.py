@@ -1,7 +1,7 @@
-"""UCI server: text <-> Engine calls for chess GUIs (cutechess, fastchess, python-chess, PyChess).
+"""UCI server: text <-> SearchThread calls for chess GUIs (cutechess, fastchess, python-chess, PyChess).
 
 Threads: a LineReader pumps stdin on its own thread; the main thread dispatches each
-line, so `isready` and `stop` are answered while the Engine's worker thread searches.
+line, so `isready` and `stop` are answered while the SearchThread's worker thread searches.
 Every `go` gets exactly one `bestmove`; for `go infinite` and `go ponder` it is held
 back until `stop`/`ponderhit`.  Adapter logic only: parse_go, format_info and
 format_bestmove are pure functions; rules live in engine.games, clocks in timeman.
@@ -17,9 +17,9 @@ from typing import Callable, Sequence, TextIO
 from engine import __version__
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import ChessGame
-from engine.player import Engine
+from engine.search_thread import SearchThread
 from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player, resolve_player
-from engine.search.limits import Searcher
+from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult, cp_from_value
 from protocols.io import LineReader, LineWriter
 from protocols.timeman import DEFAULT_OVERHEAD_MS, GoCommand, LagMeter, parse_go, parse_int
@@ -148,7 +148,7 @@ class UciServer:
         self.state: State = self.game.initial_state()
         self.options = options
         self.write = write
-        self.engine: Engine | None = Engine(searcher) if searcher is not None else None
+        self.engine: SearchThread | None = SearchThread(searcher) if searcher is not None else None
         self._built: PlayerOptions | None = options if searcher is not None else None
         self.overhead_ms: float = DEFAULT_OVERHEAD_MS
         self.show_wdl = False
@@ -207,7 +207,7 @@ class UciServer:
     def _searching(self) -> bool:
         return self.engine is not None and self.engine.searching
 
-    def _ensure_engine(self) -> Engine:
+    def _ensure_engine(self) -> SearchThread:
         """(Re)build the searcher after option changes, lazily and never mid-search.
         A failure keeps the previous player (or, at the first build, falls back)."""
         if self.engine is None or self._built != self.options:
@@ -223,7 +223,7 @@ class UciServer:
             else:
                 for note in built.notes:
                     self.info(note)
-                self.engine, self.options = Engine(built.searcher), built.options
+                self.engine, self.options = SearchThread(built.searcher), built.options
                 self._built = self.options
         assert self.engine is not None
         if self._clear_hash:

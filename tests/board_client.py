@@ -8,9 +8,9 @@ import threading
 import time
 from typing import Any, Callable
 
-from engine.play import AllowList, GameSettings, PlayServer, ServerLimits, make_server
-from engine.play.guard import KEY_HEADER
-from engine.play.server import TOKEN_HEADER
+from engine.web import AllowList, GameSettings, PlayServer, ServerLimits, make_server
+from engine.web.guard import KEY_HEADER
+from engine.web.server import TOKEN_HEADER
 
 
 class BoardClient:

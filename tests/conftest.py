@@ -36,7 +36,7 @@ def console_script(name: str) -> str:
 
 @pytest.fixture
 def board_server():
-    """Start web board servers (engine/play) on free ports: board_server(GameSettings(...), external=...)."""
+    """Start web board servers (engine/web) on free ports: board_server(GameSettings(...), external=...)."""
     from board_client import RunningBoard
 
     boards: list[RunningBoard] = []

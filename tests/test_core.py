@@ -1,4 +1,4 @@
-"""The skeleton's contracts: import boundaries, Stopper, Engine threading, factory."""
+"""The skeleton's contracts: import boundaries, Stopper, SearchThread threading, factory."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +10,7 @@ import pytest
 
 from engine.players import PlayerOptions, UnknownPlayerError, make_searcher, resolve_player
 from engine.games import GameSetupError, get_game
-from engine.player import Engine
+from engine.search_thread import SearchThread
 from engine.search.limits import Stopper, StopSignal
 from engine.types import Limits, SearchResult, cp_from_value, value_from_cp
 
@@ -25,7 +25,7 @@ def _torch_loaded_after(code: str) -> bool:
 def test_rules_search_and_protocol_modules_never_import_torch():
     assert not _torch_loaded_after(
         "import engine.types, engine.games, engine.games.chess, engine.games.gomoku\n"
-        "import engine.search, engine.search.limits, engine.players, engine.player\n"
+        "import engine.search, engine.search.limits, engine.players, engine.search_thread\n"
         "import engine.search.alphabeta, engine.search.mcts, engine.search.uct\n"
         "import protocols.uci, protocols.gomocup, engine.cli")
 
@@ -152,7 +152,7 @@ class _SlowSearcher:
 
 def test_engine_go_is_asynchronous_and_delivers_one_result_per_go():
     game = get_game("gomoku", width=9)
-    engine = Engine(_SlowSearcher())
+    engine = SearchThread(_SlowSearcher())
     results: list[SearchResult] = []
     engine.go(game.initial_state(), Limits(infinite=True), on_done=results.append)
     time.sleep(0.05)
@@ -169,7 +169,7 @@ def test_engine_go_is_asynchronous_and_delivers_one_result_per_go():
 _COLLECTOR_SCRIPT = """
 import gc, time
 from engine.games import get_game
-from engine.player import Engine
+from engine.search_thread import SearchThread
 from engine.search.limits import Stopper
 from engine.types import Limits, SearchResult
 
@@ -185,7 +185,7 @@ class Watching:
 
 game = get_game("gomoku", width=9)
 searcher = Watching()
-engine = Engine(searcher)
+engine = SearchThread(searcher)
 done = []
 before = gc.isenabled()
 engine.go(game.initial_state(), Limits(time=0.02), on_done=done.append)
@@ -217,7 +217,7 @@ def test_engine_reports_search_errors_instead_of_dying():
             raise RuntimeError("boom")
 
     errors: list[BaseException] = []
-    engine = Engine(Broken())
+    engine = SearchThread(Broken())
     engine.go(get_game("chess").initial_state(), Limits(depth=1), on_error=errors.append)
     engine.wait(2.0)
     assert [str(e) for e in errors] == ["boom"]

@@ -1,4 +1,4 @@
-"""The web board's JSON API (engine/play), driven like the page drives it, without a browser."""
+"""The web board's JSON API (engine/web), driven like the page drives it, without a browser."""
 from __future__ import annotations
 
 import contextlib
@@ -18,11 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from engine.games import get_game
-from engine.play import AllowList, GameSettings, Opponent, RequestError, ServerLimits, allow_list, parse_settings
-from engine.play.guard import KEY_HEADER, ConnectionCap
-from engine.play.look import LiveView
-from engine.play.server import MAX_BODY, TOKEN_HEADER
-from engine.play.settings import external_engine
+from engine.web import AllowList, GameSettings, Opponent, RequestError, ServerLimits, allow_list, parse_settings
+from engine.web.guard import KEY_HEADER, ConnectionCap
+from engine.web.look import LiveView
+from engine.web.server import MAX_BODY, TOKEN_HEADER
+from engine.web.settings import external_engine
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.games import game_profile
 from engine.types import Limits, SearchInfo

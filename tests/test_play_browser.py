@@ -14,7 +14,7 @@ import pytest
 
 from browser import downloads_dir
 
-from engine.play import AllowList, GameSettings, Opponent
+from engine.web import AllowList, GameSettings, Opponent
 
 pytestmark = pytest.mark.timeout(600)
 

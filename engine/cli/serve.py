@@ -198,9 +198,9 @@ def play(game: str, board: str, rule: str, movetime: float, host: str, port: int
     external engine given with --external (protocols/external_searcher.py)."""
     from dataclasses import asdict, fields
 
-    from engine.play import GameSettings, Opponent, RequestError, allow_list, serve
-    from engine.play.guard import check_key
-    from engine.play.players import PAGE_OPTIONS
+    from engine.web import GameSettings, Opponent, RequestError, allow_list, serve
+    from engine.web.guard import check_key
+    from engine.web.opponents import PAGE_OPTIONS
     from protocols.external_searcher import external_searcher
 
     width, _, height = board.lower().partition("x")

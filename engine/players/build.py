@@ -14,7 +14,7 @@ from engine.games import game_profile
 from engine.games.base import Game
 from engine.players.networks import resolve_network
 from engine.players.options import PLAYER_NAMES, PlayerOptions
-from engine.search.limits import Searcher
+from engine.types import Searcher
 
 __all__ = ["build_player", "make_searcher", "resolve_player", "BuiltPlayer", "PlayerBuildError",
            "UnknownPlayerError", "FALLBACK_PLAYERS", "network_evaluator", "mcts_config", "mcts_evaluator", "mcts_prover",

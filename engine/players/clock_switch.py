@@ -15,7 +15,7 @@ import threading
 from typing import Callable
 
 from engine.games.base import State
-from engine.search.limits import Searcher
+from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 
 __all__ = ["ClockSwitch"]

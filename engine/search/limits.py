@@ -14,23 +14,11 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Protocol
+from typing import Callable
 
 from engine.types import Limits, SearchInfo, SearchResult
 
-__all__ = ["Stopper", "StopSignal", "Searcher"]
-
-
-class Searcher(Protocol):
-    """MCTS, UCT, alpha-beta and random alike.
-
-    search() blocks until a limit is reached or `stop` is set; it must return within
-    ~50 ms of `stop` being set, with the best move found so far (never None while a
-    legal move exists).  on_info is called from the searching thread.
-    """
-    def new_game(self) -> None: ...
-    def search(self, state, limits: Limits, *, stop: threading.Event | None = None,
-               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult: ...
+__all__ = ["Stopper", "StopSignal"]
 
 
 class StopSignal(threading.Event):

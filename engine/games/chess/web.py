@@ -1,4 +1,4 @@
-"""How the web board (engine/play) shows chess: SAN labels, PGN records, a FEN set-up and
+"""How the web board (engine/web) shows chess: SAN labels, PGN records, a FEN set-up and
 the board snapshot the page draws (play.js)."""
 from __future__ import annotations
 

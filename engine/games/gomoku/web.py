@@ -1,4 +1,4 @@
-"""How the web board (engine/play) shows gomoku: `x,y` labels, a plain move-list record,
+"""How the web board (engine/web) shows gomoku: `x,y` labels, a plain move-list record,
 a set-up from stones played in order, and the cells the page draws (play.js)."""
 from __future__ import annotations
 

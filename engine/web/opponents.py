@@ -10,7 +10,7 @@ from importlib import resources
 from typing import Any, Callable, Mapping, Sequence
 
 from engine.games.base import Game
-from engine.search.limits import Searcher
+from engine.types import Searcher
 
 __all__ = ["build_searcher", "player_names", "shipped_networks", "PAGE_OPTIONS", "PAGE_RANGES", "ExternalFactory"]
 

@@ -21,7 +21,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Callable, Mapping
 from urllib.parse import parse_qs
 
-from engine.play.settings import RequestError
+from engine.web.settings import RequestError
 
 __all__ = ["TOKEN_HEADER", "KEY_HEADER", "KEY_COOKIE", "LOOPBACK", "REFUSED_RESPONSE", "TabClaim", "ServerLimits",
            "ConnectionCap", "is_loopback", "new_key", "check_key", "presented_key", "key_matches", "key_cookie"]

@@ -1,6 +1,6 @@
-"""Engine: a position plus a searcher, searching on a worker thread.
+"""SearchThread: a position plus a searcher, searching on a worker thread.
 
-Protocol servers own one Engine.  `go()` returns at once; the result is delivered
+Protocol servers own one SearchThread.  `go()` returns at once; the result is delivered
 through `on_done` from the worker thread exactly once per `go()`.  `stop()` must
 not block for long; `wait()` blocks until the current search (if any) has finished.
 
@@ -19,10 +19,11 @@ import threading
 from typing import Callable, Iterator
 
 from engine.games.base import State
-from engine.search.limits import Searcher, StopSignal
+from engine.search.limits import StopSignal
+from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
 
-__all__ = ["Engine", "collector_paused"]
+__all__ = ["SearchThread", "collector_paused"]
 
 _pause_lock = threading.Lock()
 _paused_searches = 0     # searches under way in this process (the collector is process-wide)
@@ -54,7 +55,7 @@ def collect_garbage() -> None:
             gc.collect()
 
 
-class Engine:
+class SearchThread:
     def __init__(self, searcher: Searcher):
         self.searcher = searcher
         self._thread: threading.Thread | None = None

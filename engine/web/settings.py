@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 from engine.games import GameSetupError, game_on_board
 from engine.games.base import Game
 from engine.games.gomoku import RULES as GOMOKU_RULES
-from engine.play.players import PAGE_OPTIONS, PAGE_RANGES, shipped_networks
+from engine.web.opponents import PAGE_OPTIONS, PAGE_RANGES, shipped_networks
 
 __all__ = ["RequestError", "Opponent", "GameSettings", "AllowList", "parse_settings", "parse_opponent",
            "external_engine", "allow_list", "MODES", "PROTOCOLS"]

@@ -6,11 +6,11 @@ static/ and is served from the package (nothing comes from the internet).  Exter
 come only from the command line's AllowList; off loopback every request needs the board's
 key (guard.py).
 """
-from engine.play.guard import ServerLimits
-from engine.play.players import ExternalFactory
-from engine.play.server import PlayServer, make_server, serve
-from engine.play.session import Session
-from engine.play.settings import AllowList, GameSettings, Opponent, RequestError, allow_list, parse_settings
+from engine.web.guard import ServerLimits
+from engine.web.opponents import ExternalFactory
+from engine.web.server import PlayServer, make_server, serve
+from engine.web.session import Session
+from engine.web.settings import AllowList, GameSettings, Opponent, RequestError, allow_list, parse_settings
 
 __all__ = ["serve", "make_server", "PlayServer", "Session", "GameSettings", "Opponent", "RequestError",
            "parse_settings", "ExternalFactory", "AllowList", "allow_list", "ServerLimits"]

@@ -10,9 +10,9 @@ and may take it over, after which the first tab is told so.  The token header an
 content type also keep other web sites' pages out (their requests cannot set either without
 a preflight we never grant), and the Host check keeps out DNS-rebinding pages.
 
-Off loopback every request must show the board's key (engine/play/guard.py).  On any
+Off loopback every request must show the board's key (engine/web/guard.py).  On any
 address, no request chooses a program to run: external engines come from the command line's
-AllowList only (engine/play/settings.py).  A socket timeout and caps on open connections
+AllowList only (engine/web/settings.py).  A socket timeout and caps on open connections
 keep slow clients and floods from holding the server's threads.
 """
 from __future__ import annotations
@@ -26,11 +26,11 @@ from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
-from engine.play.guard import (LOOPBACK, REFUSED_RESPONSE, TOKEN_HEADER, ConnectionCap, ServerLimits, TabClaim,
+from engine.web.guard import (LOOPBACK, REFUSED_RESPONSE, TOKEN_HEADER, ConnectionCap, ServerLimits, TabClaim,
                                is_loopback, key_cookie, key_matches, new_key, presented_key)
-from engine.play.players import ExternalFactory, player_names, shipped_networks
-from engine.play.session import Session
-from engine.play.settings import AllowList, GameSettings, RequestError, parse_settings
+from engine.web.opponents import ExternalFactory, player_names, shipped_networks
+from engine.web.session import Session
+from engine.web.settings import AllowList, GameSettings, RequestError, parse_settings
 
 __all__ = ["PlayServer", "make_server", "serve", "TOKEN_HEADER", "MAX_BODY"]
 
@@ -46,7 +46,7 @@ def _static(name: str) -> bytes | None:
     if "/" in name or name.startswith("."):
         return None
     try:
-        return (resources.files("engine.play") / "static" / name).read_bytes()
+        return (resources.files("engine.web") / "static" / name).read_bytes()
     except (FileNotFoundError, IsADirectoryError):
         return None
 

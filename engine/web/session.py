@@ -1,6 +1,6 @@
-"""One game on the board: the position, the moves, the opponent's Engine, and the live view.
+"""One game on the board: the position, the moves, the opponent's SearchThread, and the live view.
 
-Threads: requests come from the HTTP server's threads, search reports from the Engine's
+Threads: requests come from the HTTP server's threads, search reports from the SearchThread's
 worker.  `_actions` serialises the requests that change the game; `_lock` guards the fields
 and is the only lock a search callback takes.  No one waits for a search while holding
 `_lock`, so a finishing search can always report.  Every search carries an id; a result whose
@@ -15,12 +15,12 @@ from typing import Any, Callable, Mapping
 
 from engine.games import board_view
 from engine.games.base import Game, GameSetupError, IllegalMoveError, Outcome
-from engine.play.look import LiveView, move_label, move_text
-from engine.play.players import ExternalFactory, build_searcher
-from engine.play.record import game_record, result_text
-from engine.play.settings import FROM_COMMAND_LINE, PROTOCOLS, AllowList, GameSettings, Opponent, RequestError
-from engine.player import Engine
-from engine.search.limits import Searcher
+from engine.web.look import LiveView, move_label, move_text
+from engine.web.opponents import ExternalFactory, build_searcher
+from engine.web.record import game_record, result_text
+from engine.web.settings import FROM_COMMAND_LINE, PROTOCOLS, AllowList, GameSettings, Opponent, RequestError
+from engine.search_thread import SearchThread
+from engine.types import Searcher
 from engine.types import Limits, Move, SearchInfo, SearchResult
 
 __all__ = ["Session"]
@@ -43,7 +43,7 @@ class Session:
         self._actions = threading.Lock()
         self.version = 0
         self._search_id = 0
-        self._engine: Engine | None = None
+        self._engine: SearchThread | None = None
         self._engine_key: tuple[Game, Opponent] | None = None
         self._view: LiveView | None = None
         self.thinking: str | None = None          # "move" | "analysis" while a search runs
@@ -209,13 +209,13 @@ class Session:
     # --- searching -------------------------------------------------------------------------
 
     def _use_engine(self, game: Game, opponent: Opponent, fresh: Searcher | None) -> None:
-        """A new Engine over `fresh`, or the kept one told a new game starts."""
+        """A new SearchThread over `fresh`, or the kept one told a new game starts."""
         if fresh is None and self._engine is not None:
             self._engine.new_game()
             return
         assert fresh is not None
         self._close_engine()
-        self._engine = Engine(fresh)
+        self._engine = SearchThread(fresh)
         self._engine_key = (game, opponent)
 
     def _make_searcher(self, game: Game, opponent: Opponent) -> Searcher:
