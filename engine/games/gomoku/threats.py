@@ -155,6 +155,7 @@ class ThreatSolver:
         # whose only block is a foul is a win.
         self.checked = game.rule not in PROVED_RULES
         self._forbid = np.zeros(game.width * game.height, dtype=np.uint8) if game.fouls else None
+        self._forbid_cells: bytes | None = None  # the cells _forbid was computed for (a root is asked again and again)
         self.kernel = KernelBoard(game.width, game.height, "standard" if self.checked else game.rule)
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
@@ -298,8 +299,11 @@ class ThreatSolver:
         forbid = None
         if self._forbid is not None and attacker == 1:
             forbid = self._forbid
-            forbid[:] = 0
-            forbid[forbidden_points(self._cells(), self.game.width, self.game.height, self.game._rays())] = 1
+            cells = bytes(self._cells())
+            if cells != self._forbid_cells:
+                forbid[:] = 0
+                forbid[forbidden_points(cells, self.game.width, self.game.height, self.game._rays())] = 1
+                self._forbid_cells = cells
         result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
                                                mask, forbid))
         if result.line is not None and len(result.line) % 2 == 0:
