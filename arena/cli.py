@@ -55,7 +55,7 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 
 @main.command()
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="TOML file; flags override it.")
-@click.option("--game", type=click.Choice(["chess", "gomoku"]), default=None)
+@click.option("--game", default=None, help="chess, gomoku or any registered game [chess].")
 @click.option("--board", "boards", default=None, help="Gomoku board sizes, e.g. 9,15,20.")
 @click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default=None)
 @click.option("--engine", "engines", multiple=True,
@@ -84,7 +84,7 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Games at once [cores].")
 @click.option("--seed", type=int, default=None)
 @click.option("--db", default=None, help="SQLite results file [arena.sqlite].")
-@click.option("--pgn-out", default=None, help="Write the games: PGN (chess) / move lists (gomoku).")
+@click.option("--pgn-out", default=None, help="Write the games in their record format: PGN (chess), .psq (gomoku).")
 @click.option("--anchor", default=None, help="Player at Elo 0 in the final table.")
 @click.option("--no-check", is_flag=True, help="Skip starting each engine once before the tournament.")
 def run(config_path: str | None, anchor: str | None, no_check: bool, **flags: Any) -> None:
@@ -139,7 +139,7 @@ def ratings(db: str, fmt: str, anchor: str | None) -> None:
 @main.command()
 @click.argument("db", type=click.Path(dir_okay=False))
 @click.option("--html", "html_out", default=None, help="HTML report path [DB name + .html].")
-@click.option("--pgn", "pgn_out", default=None, help="Also export games: PGN (chess) / move lists (gomoku).")
+@click.option("--pgn", "pgn_out", default=None, help="Also export the games in their record format: PGN (chess), .psq (gomoku).")
 @click.option("--csv", "csv_out", default=None, help="Also export results as CSV.")
 @click.option("--json", "json_out", default=None, help="Also export results as JSON.")
 @click.option("--anchor", default=None)

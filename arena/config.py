@@ -62,15 +62,18 @@ class EngineSpec:
     def builtin(self) -> bool:
         return self.player is not None
 
-    def protocol_for(self, game: str) -> str:
+    def protocol_for(self, game: str) -> str | None:
+        """uci, gomocup, or None: a game no protocol speaks (built-in players search in-process)."""
         return self.protocol or game_class(game).protocol
 
     def argv(self, game: str) -> list[str]:
         """The command line that starts this engine for `game`."""
         if not self.builtin:
             return list(self.command)
-        argv = [sys.executable, "-m", "engine.cli",
-                self.protocol_for(game), "--player", str(self.player)]
+        protocol = self.protocol_for(game)
+        if protocol is None:
+            raise ValueError(f"{game} has no engine protocol to start {self.name!r} with")
+        argv = [sys.executable, "-m", "engine.cli", protocol, "--player", str(self.player)]
         settings = dict(self.settings)
         settings.setdefault("threads", "1")  # DESIGN: one network thread when engines share cores
         if self.nodes is not None:
@@ -382,6 +385,8 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     if len(engines) < 2:
         raise ConfigError("a tournament needs at least two engines")
     for spec in engines:
+        if game_class(game).protocol is None and not spec.builtin:
+            raise ConfigError(f"engine {spec.name!r}: {game} has no engine protocol; only built-in players play it")
         if spec.protocol_for(game) != game_class(game).protocol:
             raise ConfigError(f"engine {spec.name!r}: protocol {spec.protocol} cannot play {game}")
 

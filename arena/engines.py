@@ -1,7 +1,10 @@
 """Engine processes, spoken to through their protocol exactly as a GUI or manager would.
 
 UCI through python-chess (`SimpleEngine.popen_uci`), Gomocup through
-`protocols.gomocup_client.GomocupClient`.  Every failure of an engine becomes an
+`protocols.gomocup_client.GomocupClient`; a game no protocol speaks (the toy game of the
+tests) is played by built-in players searching in this process.  Each player answers
+`turn(position, clocks, side, deadline)` with the move's text in the game's notation, so the
+referee never asks which game it is.  Every failure of an engine becomes an
 `EngineFault` with a short reason ("crash", "time forfeit", "illegal move",
 "malformed move", "protocol error"); the referee turns it into a lost game and the
 `EnginePool` kills the process so the next game gets a fresh one.
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import subprocess
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import chess
@@ -22,11 +26,21 @@ from engine.games.gomoku import RULE_CODES
 from protocols.gomocup_client import (GomocupClient, GomocupClientError, GomocupCrashed,
                                       GomocupError, GomocupTimeout)
 
-__all__ = ["EngineFault", "UciPlayer", "GomocupPlayer", "EnginePool", "start_engine", "probe_engine",
-           "STARTUP_TIMEOUT"]
+__all__ = ["EngineFault", "Position", "UciPlayer", "GomocupPlayer", "InProcessPlayer", "EnginePool",
+           "start_engine", "probe_engine", "STARTUP_TIMEOUT"]
 
 STARTUP_TIMEOUT = 30.0   # seconds to `uciok` / START's OK (cutechess allows 35 s)
 UNLIMITED_MS = 2147483647
+
+
+@dataclass(frozen=True)
+class Position:
+    """The game as the referee holds it: the rules, the start state, every move played from
+    it (the opening's included) and the state they lead to."""
+    game: Any
+    start: Any
+    played: tuple[Any, ...]
+    state: Any
 
 
 class EngineFault(Exception):
@@ -54,11 +68,11 @@ def _classify_uci_error(exc: BaseException) -> EngineFault:
 class UciPlayer:
     """A UCI engine process.  move() blocks until bestmove or the deadline."""
 
-    def __init__(self, spec: EngineSpec, *, startup_timeout: float = STARTUP_TIMEOUT):
+    def __init__(self, spec: EngineSpec, game: str, *, startup_timeout: float = STARTUP_TIMEOUT):
         self.spec = spec
         try:
             self.engine = chess.engine.SimpleEngine.popen_uci(
-                spec.argv("chess"), cwd=spec.cwd, env=spec.environment(), timeout=startup_timeout,
+                spec.argv(game), cwd=spec.cwd, env=spec.environment(), timeout=startup_timeout,
                 stderr=subprocess.DEVNULL)
         except (OSError, asyncio.TimeoutError, chess.engine.EngineError) as exc:
             raise EngineFault("crash", f"cannot start {spec.name}: {exc or type(exc).__name__}") from None
@@ -71,6 +85,14 @@ class UciPlayer:
 
     def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
         self._game_key = object()  # python-chess sends ucinewgame when this changes
+
+    def turn(self, position: Position, clocks: Sequence[Clock], side: int, deadline: float) -> tuple[str, dict[str, Any]]:
+        """The move in UCI text (`0000` for none), from the game's own board and move list."""
+        board = position.start.board.copy(stack=False)
+        for move in position.played:
+            board.push(move)
+        answer, info = self.move(board, uci_limit(clocks, side), deadline)
+        return (answer.uci() if answer else "0000"), info
 
     def move(self, board: chess.Board, limit: chess.engine.Limit, deadline: float) -> tuple[chess.Move | None, dict[str, Any]]:
         """Ask for a move in `board`; EngineFault on any failure (deadline: seconds)."""
@@ -111,6 +133,22 @@ class UciPlayer:
         self.engine.close()  # closes the transport: kills the process if still running
 
 
+def uci_limit(clocks: Sequence[Clock], side: int) -> chess.engine.Limit:
+    """What `go` says: the mover's limits plus both clocks (White's first, as UCI wants)."""
+    limits = clocks[side].limits
+    white, black = clocks[0], clocks[1]
+    tc = limits.tc
+    kwargs: dict[str, Any] = {"nodes": limits.nodes, "depth": limits.depth}
+    if limits.movetime is not None:
+        kwargs["time"] = limits.movetime
+    if tc is not None:
+        kwargs.update(white_clock=max(0.0, white.remaining or 0.0), black_clock=max(0.0, black.remaining or 0.0),
+                      white_inc=white.limits.tc.increment if white.limits.tc else 0.0,
+                      black_inc=black.limits.tc.increment if black.limits.tc else 0.0,
+                      remaining_moves=clocks[side].moves_to_go())
+    return chess.engine.Limit(**kwargs)
+
+
 def _option_value(text: str) -> Any:
     lowered = text.lower()
     if lowered in ("true", "false"):
@@ -128,11 +166,11 @@ class GomocupPlayer:
     """A Gomocup brain.  Tracks which stones the brain has seen, so a move request is a TURN
     when the brain only missed the opponent's last stone, BOARD otherwise (the judge's way)."""
 
-    def __init__(self, spec: EngineSpec, *, startup_timeout: float = STARTUP_TIMEOUT):
+    def __init__(self, spec: EngineSpec, game: str, *, startup_timeout: float = STARTUP_TIMEOUT):
         self.spec = spec
         self.startup_timeout = startup_timeout
         try:
-            self.client = GomocupClient(spec.argv("gomoku"), cwd=spec.cwd, env=spec.environment())
+            self.client = GomocupClient(spec.argv(game), cwd=spec.cwd, env=spec.environment())
         except GomocupClientError as exc:
             raise EngineFault("crash", str(exc)) from None
         self.size: int | None = None
@@ -165,6 +203,10 @@ class GomocupPlayer:
             raise self._fault(exc) from None
         self.known = 0
         self.limits = limits
+
+    def turn(self, position: Position, clocks: Sequence[Clock], side: int, deadline: float) -> tuple[str, dict[str, Any]]:
+        """The stone in Gomocup's `x,y`."""
+        return self.move([position.game.coords(m) for m in position.played], clocks[side], deadline)
 
     def move(self, moves: Sequence[tuple[int, int]], clock: Clock, deadline: float) -> tuple[str, dict[str, Any]]:
         """moves: every stone so far, (x, y), first player first.  Returns the answer 'x,y'."""
@@ -222,11 +264,64 @@ class GomocupPlayer:
         self.client.close()
 
 
-Player = UciPlayer | GomocupPlayer
+class InProcessPlayer:
+    """A built-in player searching in the arena's process, for a game that no engine protocol
+    speaks: each move is one search of `build_player`'s searcher under the mover's limits."""
+
+    def __init__(self, spec: EngineSpec, game: str):
+        if not spec.builtin:
+            raise EngineFault("crash", f"{spec.name}: {game} has no engine protocol; only built-in players play it")
+        from engine.players import PlayerOptions, option_by_key
+
+        self.spec = spec
+        values = {option_by_key(key).name: option_by_key(key).parse(text) for key, text in spec.settings}
+        self.options = PlayerOptions(player=str(spec.player), **values)
+        self.searcher: Any = None
+        self.built_for: Any = None
+
+    def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
+        self.built_for = None           # the next turn builds the searcher for this game's board
+
+    def turn(self, position: Position, clocks: Sequence[Clock], side: int, deadline: float) -> tuple[str, dict[str, Any]]:
+        from engine.players import build_player
+        from engine.types import Limits
+
+        if self.built_for is not position.game:
+            try:
+                self.searcher = build_player(position.game, self.options).searcher
+            except ValueError as exc:
+                raise EngineFault("crash", f"{self.spec.name}: {exc}") from None
+            self.built_for = position.game
+        limits = clocks[side].limits
+        budget = clocks[side].remaining
+        seconds = limits.movetime if limits.movetime is not None else (
+            None if budget is None else budget / 20 + (limits.tc.increment if limits.tc else 0.0))
+        seconds = min(seconds, 0.8 * deadline) if seconds is not None else None
+        result = self.searcher.search(position.state, Limits(nodes=limits.nodes, depth=limits.depth, time=seconds))
+        if result.best_move is None:
+            raise EngineFault("protocol error", f"{self.spec.name}: no move in a position with legal moves")
+        info = {} if result.info is None else {k: getattr(result.info, k) for k in ("depth", "nodes")
+                                                  if getattr(result.info, k, None) is not None}
+        return position.game.format_move(position.state, result.best_move), info
+
+    def close(self) -> None:
+        self.searcher = None
+
+    def kill(self) -> None:
+        self.close()
+
+
+Player = UciPlayer | GomocupPlayer | InProcessPlayer
 
 
 def start_engine(spec: EngineSpec, game: str) -> Player:
-    return UciPlayer(spec) if spec.protocol_for(game) == "uci" else GomocupPlayer(spec)
+    """The engine for `game`, spoken to through the game's protocol (or the spec's)."""
+    protocol = spec.protocol_for(game)
+    if protocol == "uci":
+        return UciPlayer(spec, game)
+    if protocol == "gomocup":
+        return GomocupPlayer(spec, game)
+    return InProcessPlayer(spec, game)
 
 
 class EnginePool:

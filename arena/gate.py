@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 from arena.clock import MoveLimits
 from arena.config import EngineSpec
 from arena.engines import EnginePool
-from arena.openings import generate_gomoku_opening
+from arena.openings import opening_for, suite_for
 from arena.ratings import compute_ratings
 from arena.records import GameJob, GameRecord
 from arena.referee import play_game
@@ -73,11 +73,12 @@ def _schedule(generation: int, a: EngineSpec, b: EngineSpec, games: int, config:
     # each side's own caps come from its spec (MCTS: nodes, alpha-beta: depth; the referee
     # merges them per side), so neither gets the other's
     limits = MoveLimits(timeout=120.0)
+    suites = [suite_for(spec.name, None, (spec.width,), spec.rule) for spec in config.specs]
     for k in range((games + 1) // 2):
-        opening = generate_gomoku_opening(config.seed + generation, k, None)
-        for spec in config.specs:
+        for spec, suite in zip(config.specs, suites):
             if spec.width != spec.height:
-                continue     # the referee plays square gomoku boards
+                continue     # the referee plays square boards
+            opening = opening_for(spec.name, suite, config.seed + generation, k)
             for i, (first, second) in enumerate(((a, b), (b, a))):
                 if 2 * k + i >= games:
                     break

@@ -1,10 +1,9 @@
 """A self-contained HTML report: Elo tables with error bars (inline SVG), crosstables,
 and a game viewer that replays any game (no external assets, a little inline JS).
 
-Chess boards come from python-chess: `chess.svg.board` draws the empty board once and
-`chess.svg.piece` the twelve piece glyphs, which the viewer places per ply (embedding
-one full SVG per position would cost ~20 kB each).  White is at the bottom.  Gomoku
-boards are our own SVG grid in the protocol's coordinates: x is the column (0 at the
+What each game shows comes from its RecordFormat (engine/games/*/records.py): chess sends
+the board once (python-chess's SVG, its `board_assets`) and a FEN board per ply, which the
+viewer fills with the piece glyphs; gomoku boards are our own SVG grid in the protocol's coordinates: x is the column (0 at the
 left), y the row (0 at the top), labelled on the board the way the move list writes
 them (`x,y`, as Gomocup and the result database do).
 """
@@ -16,12 +15,9 @@ import math
 import re
 from typing import Any, Sequence
 
-import chess
-import chess.svg
-
-from arena.export import pgn_game
 from arena.records import GameRecord
 from arena.report import Section, cross_rows, first_move_line, rating_rows
+from engine.games import game_profile
 
 __all__ = ["html_report", "elo_chart_svg", "game_data"]
 
@@ -134,17 +130,6 @@ def _table(head: list[str], rows: list[list[str]], *, cls: str = "", left: Seque
     return f"<div class='tw'><table{attr}><thead><tr>{cells}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
 
 
-def _chess_assets() -> str:
-    """The empty board (with coordinates) and the piece glyphs as <defs>, from python-chess;
-    a layer for the last-move highlight under the pieces' layer."""
-    board = chess.svg.board(chess.Board(None), size=400, coordinates=True)
-    board = re.sub(r"<desc>.*?</desc>", "", board, flags=re.S)     # a text diagram of the empty board
-    glyphs = "".join(re.sub(r"^<svg[^>]*>|</svg>$", "", chess.svg.piece(chess.Piece.from_symbol(s)))
-                     for s in "PNBRQKpnbrqk")
-    board = board.replace("<defs />", f"<defs>{glyphs}</defs>", 1)
-    return board.replace("</svg>", '<g id="lastmove"></g><g id="pieces"></g></svg>')
-
-
 def _note(record: GameRecord, ply: int) -> str:
     """What the engine said about move `ply`: score, depth, time ('' for opening moves)."""
     i = ply - record.opening_plies
@@ -167,33 +152,16 @@ def _note(record: GameRecord, ply: int) -> str:
 
 
 def game_data(r: GameRecord) -> dict:
-    """What the viewer needs for one game.  Per ply k: labels[k] is the number written before
-    the move (chess '12.' or '12...', gomoku the stone number), texts[k] the move (SAN, x,y)."""
+    """What the viewer needs for one game: the game's RecordFormat.viewer (per ply k: labels[k]
+    the number written before the move, texts[k] the move; `draw` the board drawing: "chessboard",
+    "grid" or none) plus the result, the engines' notes and a caption."""
     data: dict[str, Any] = {
         "title": f"#{r.seq + 1} {r.first} vs {r.second} {r.result_text}", "seq": r.seq + 1, "game": r.game,
         "board": r.board, "reason": r.reason, "opening": r.opening_plies, "times": list(r.times),
         "result": r.result_text, "first": r.first, "second": r.second, "opening_name": r.opening_name,
-        "notes": [_note(r, k) for k in range(len(r.moves))]}
-    if r.game == "chess":
-        board = chess.Board(r.start_fen) if r.start_fen else chess.Board()
-        frames, sans, labels, moves = [board.board_fen()], [], [], []
-        for k, text in enumerate(r.moves):
-            move = chess.Move.from_uci(text)
-            if move not in board.legal_moves:          # never stored by the referee; guard old data
-                break
-            n = board.fullmove_number
-            labels.append(f"{n}." if board.turn == chess.WHITE else (f"{n}..." if k == 0 else ""))
-            sans.append(board.san(move))
-            moves.append(text)
-            board.push(move)
-            frames.append(board.board_fen())
-        data.update(moves=moves, frames=frames, sans=sans, texts=sans, labels=labels,
-                    pgn=str(pgn_game(r)), colors=["White", "Black"])
-        data["notes"] = data["notes"][:len(moves)]
-    else:
-        w, _, h = r.board.partition("x")
-        data.update(moves=list(r.moves), width=int(w), height=int(h or w), texts=list(r.moves),
-                    labels=[str(k + 1) for k in range(len(r.moves))], colors=["Black", "White"])
+        "caption": " ".join(filter(None, (r.game.capitalize(), r.board)))}
+    data.update(game_profile(r.game).records().viewer(r))
+    data["notes"] = [_note(r, k) for k in range(len(data["moves"]))]
     return data
 
 
@@ -206,6 +174,7 @@ const names = {P:'white-pawn',N:'white-knight',B:'white-bishop',R:'white-rook',Q
 const $ = id => document.getElementById(id);
 function svgEl(tag, attrs) { const e = document.createElementNS(SVG, tag);
   for (const k in attrs) e.setAttribute(k, attrs[k]); return e; }
+function drawNone() { $('chessboard').style.display = 'none'; $('gomokuboard').style.display = 'none'; }
 function drawChess(g) {
   const holder = $('chessboard'); holder.style.display = 'block'; $('gomokuboard').style.display = 'none';
   const layer = holder.querySelector('#pieces'), hl = holder.querySelector('#lastmove');
@@ -248,7 +217,7 @@ function show(i) {
   curIndex = +i; cur = games[curIndex]; ply = cur.moves.length;
   $('gsel').value = String(curIndex);
   document.querySelectorAll('table.games tbody tr').forEach((tr, k) => tr.classList.toggle('sel', k === curIndex));
-  $('moves').className = cur.game; render();
+  $('moves').className = cur.draw || ''; render();
 }
 function pick(i) { show(i); const v = $('viewer').getBoundingClientRect();
   if (v.top < 0 || v.bottom > window.innerHeight) $('viewer').scrollIntoView({block: 'start', behavior: 'smooth'}); }
@@ -256,11 +225,11 @@ function step(d) { if (!cur) return;
   const n = cur.moves.length;
   ply = Math.max(0, Math.min(n, d === 'end' ? n : d === 'start' ? 0 : ply + d)); render(); }
 function render() {
-  const g = cur; if (g.game === 'chess') drawChess(g); else drawGomoku(g);
+  const g = cur; if (g.draw === 'chessboard') drawChess(g); else if (g.draw === 'grid') drawGomoku(g); else drawNone();
   $('vtitle').textContent = `#${g.seq}: ${g.first} (${g.colors[0]}) vs ${g.second} (${g.colors[1]}), ${g.result} (${g.reason})`;
-  $('vsub').textContent = (g.game === 'chess' ? 'Chess' : `Gomoku ${g.board}`) +
+  $('vsub').textContent = g.caption +
     (g.opening_name ? `, opening ${g.opening_name}` : '');
-  const k = ply - 1, mv = k >= 0 ? `${g.labels[k]}${g.game === 'chess' ? '' : ' '}${g.texts[k]}` : 'start position';
+  const k = ply - 1, mv = k >= 0 ? `${g.labels[k]}${g.draw === 'chessboard' ? '' : ' '}${g.texts[k]}` : 'start position';
   $('vply').textContent = `Ply ${ply}/${g.moves.length}: ${mv}` + (k >= 0 && g.notes[k] ? ` (${g.notes[k]})` : '');
   const list = g.texts.map((m, j) => `<span class="mv${j === k ? ' cur' : ''}${j < g.opening ? ' op' : ''}" data-ply="${j + 1}">` +
     (g.labels[j] ? `<span class="n">${g.labels[j]}</span>` : '') + `${m}</span>`);
@@ -304,7 +273,7 @@ table.games tbody tr.sel td{background:#fdf0b0}
 #moves{width:34em;max-width:90vw;max-height:26em;overflow-y:auto;position:relative;line-height:1.8;border:1px solid #ddd;padding:4px 8px}
 .mv{cursor:pointer;padding:1px 3px;border-radius:3px;white-space:nowrap} .mv:hover{background:#e8eefa}
 .mv.cur{background:#fd5} .mv.op{color:#999} .mv .n{color:#888;margin-right:2px}
-#moves.gomoku .mv{display:inline-block;min-width:4.6em} #moves.gomoku .mv .n{display:inline-block;min-width:1.8em;text-align:right;margin-right:5px;font-size:85%}
+#moves.grid .mv{display:inline-block;min-width:4.6em} #moves.grid .mv .n{display:inline-block;min-width:1.8em;text-align:right;margin-right:5px;font-size:85%}
 #chessboard svg,#gomokuboard svg{max-width:100%;height:auto}
 @media (max-width:600px){body{margin:.8em} #viewer{gap:1em}}
 #pgnbox summary{cursor:pointer;color:#555;margin-top:.6em} pre#pgn{font-size:11px;white-space:pre-wrap;max-width:50em;max-height:18em;overflow-y:auto;margin:.3em 0}
@@ -338,16 +307,18 @@ def html_report(sections: Sequence[Section], records: Sequence[GameRecord], *, t
             body.append(f"<p>{html.escape(first)}.</p>")
         if s.match:
             body.append(f'<pre class="match">{html.escape(chr(10).join(s.match))}</pre>')
+    viewer = [game_data(r) for r in records]
     if records:
         options = "".join(
             f'<option value="{i}">#{r.seq + 1} {html.escape(r.first)} vs {html.escape(r.second)}, '
-            f'{html.escape(r.board or "chess")}, {html.escape(r.result_text)} ({html.escape(r.reason)})</option>'
+            f'{html.escape(r.board or r.game)}, {html.escape(r.result_text)} ({html.escape(r.reason)})</option>'
             for i, r in enumerate(records))
         rows = "".join(
             f"<tr><td>{r.seq + 1}</td><td class='l'>{html.escape(r.first)} vs {html.escape(r.second)}</td>"
-            f"<td>{html.escape(r.board or 'chess')}</td><td>{html.escape(r.result_text)}</td>"
+            f"<td>{html.escape(r.board or r.game)}</td><td>{html.escape(r.result_text)}</td>"
             f"<td class='l'>{html.escape(r.reason)}</td><td>{len(r.moves)}</td></tr>" for r in records)
-        chess_board = _chess_assets() if any(r.game == "chess" for r in records) else ""
+        chess_board = next((game_profile(r.game).records().board_assets() for r, d in zip(records, viewer)
+                            if d.get("draw") == "chessboard"), "")
         body.append(
             "<h2>Games</h2>"
             f"<select id='gsel' aria-label='Game'>{options}</select>"
@@ -364,7 +335,7 @@ def html_report(sections: Sequence[Section], records: Sequence[GameRecord], *, t
                     f"<tbody>{rows}</tbody></table></div>")
     else:
         body.append("<h2>Games</h2><p>No games.</p>")
-    data = json.dumps([game_data(r) for r in records]).replace("<", "\\u003c")   # no </script> or <!-- inside
+    data = json.dumps(viewer).replace("<", "\\u003c")   # no </script> or <!-- inside
     script = f"<script>{_SCRIPT}</script>" if records else ""
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"

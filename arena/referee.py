@@ -9,35 +9,32 @@ with the reason recorded; the faulty process is killed so the next game restarts
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
-
-import chess
-import chess.engine
+from typing import Any
 
 from arena.clock import Clock
 from arena.config import Adjudication
-from arena.engines import EngineFault, EnginePool, GomocupPlayer, UciPlayer
-from arena.openings import gomoku_moves
+from arena.engines import EngineFault, EnginePool, Position
+from arena.openings import start_position
 from arena.records import GameJob, GameRecord
-from engine.games import Game, IllegalMoveError, State, get_game
-
-if TYPE_CHECKING:
-    from engine.games.gomoku import GomokuGame
+from engine.games import Game, IllegalMoveError, State, game_on_board
 
 __all__ = ["play_game", "Adjudicator"]
 
 
 class Adjudicator:
-    """Chess adjudication from the engines' own scores (cutechess semantics, see Adjudication)."""
+    """Adjudication from the engines' own scores (cutechess semantics, see Adjudication).
+    board_fills: a stone game, which ends by itself when the board is full: no move cap."""
 
-    def __init__(self, rules: Adjudication, start_ply: int):
+    def __init__(self, rules: Adjudication, start_ply: int, board_fills: bool = False):
         self.rules = rules
         self.start_ply = start_ply
+        self.board_fills = board_fills
         self.draw_run = 0
         self.resign_run = [0, 0]
 
-    def verdict(self, board: chess.Board, side: int, info: dict[str, Any]) -> tuple[float | None, str] | None:
-        """After `side` moved: (score of the first player, reason) to end the game, else None."""
+    def verdict(self, ply: int, side: int, info: dict[str, Any]) -> tuple[float | None, str] | None:
+        """After `side` moved, the game now at `ply` (counted as a FEN counts: full move n
+        starts at ply 2(n-1)): (score of the first player, reason) to end the game, else None."""
         rules = self.rules
         cp = info.get("cp")
         if "mate" in info:
@@ -51,9 +48,9 @@ class Adjudicator:
                 self.resign_run[side] = 0
         if rules.draw_movenumber is not None:
             self.draw_run = self.draw_run + 1 if cp is not None and abs(cp) <= rules.draw_score else 0
-            if board.fullmove_number >= rules.draw_movenumber and self.draw_run >= 2 * rules.draw_movecount:
+            if ply // 2 + 1 >= rules.draw_movenumber and self.draw_run >= 2 * rules.draw_movecount:
                 return 0.5, "adjudication: draw"
-        if rules.max_moves is not None and (board.ply() - self.start_ply) >= 2 * rules.max_moves:
+        if rules.max_moves is not None and not self.board_fills and ply - self.start_ply >= 2 * rules.max_moves:
             return 0.5, "adjudication: max moves"
         return None
 
@@ -72,27 +69,19 @@ def play_game(job: GameJob, pool: EnginePool | None = None) -> GameRecord:
 def _play(job: GameJob, pool: EnginePool) -> GameRecord:
     started, t0 = time.time(), time.monotonic()
     specs = (job.first, job.second)
-    gomoku: GomokuGame | None = None      # set for gomoku games (board coordinates)
-    if job.game == "chess":
-        chess_game = get_game("chess")
-        game: Game = chess_game
-        state: State = chess_game.state_from_fen(job.opening.fen or "startpos", job.opening.moves)
-        board = chess.Board(job.opening.fen or chess.STARTING_FEN)
-        for text in job.opening.moves:
-            board.push_uci(text)
-        moves = list(job.opening.moves)
-        start_fen: str | None = job.opening.fen
-    else:
-        assert job.board is not None
-        game = gomoku = get_game("gomoku", width=job.board, height=job.board, rule=job.rule)
-        opening = gomoku_moves(job.opening, job.board, job.board, job.rule)
-        state = gomoku.state_from_moves(opening)
-        board = None
-        moves = [gomoku.format_move(None, m) for m in opening]
-        start_fen = None
+    game: Game = game_on_board(job.game, job.board or 0, job.board or 0, job.rule)
+    start, opening = start_position(game, job.opening)
+    state: State = start
+    played: list[Any] = []
+    moves: list[str] = []
+    for move in opening:
+        moves.append(game.format_move(state, move))
+        played.append(move)
+        state = state.play(move)
+    start_fen = job.opening.fen
     opening_plies = len(moves)
     clocks = [Clock(spec.limits(job.limits)) for spec in specs]
-    adjudicator = Adjudicator(job.adjudication, board.ply() if board is not None else 0)
+    adjudicator = Adjudicator(job.adjudication, state.ply, board_fills=game.stones)
     times: list[float] = []
     infos: list[dict[str, Any]] = []
 
@@ -129,14 +118,7 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
         deadline = clock.deadline()
         begin = time.monotonic()
         try:
-            if isinstance(player, UciPlayer):
-                assert board is not None
-                move, info = player.move(board, _uci_limit(clocks, side, board), deadline)
-                text = move.uci() if move else "0000"
-            else:
-                assert isinstance(player, GomocupPlayer) and gomoku is not None
-                text, info = player.move([gomoku.coords(m) for m in _gomoku_history(moves, gomoku)],
-                                         clock, deadline)
+            text, info = player.turn(Position(game, start, tuple(played), state), clocks, side, deadline)
         except EngineFault as fault:
             times.append(time.monotonic() - begin)
             infos.append({})
@@ -153,29 +135,8 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
         except IllegalMoveError as exc:
             return forfeit(side, f"illegal move ({exc})")
         state = state.play(parsed)
+        played.append(parsed)
         moves.append(text)
-        if board is not None:
-            board.push(parsed)
-            verdict = adjudicator.verdict(board, side, info)
-            if verdict is not None and state.outcome() is None:
-                return record(verdict[0] if verdict[0] is not None else 0.5, verdict[1])
-
-
-def _gomoku_history(moves: list[str], game: GomokuGame) -> list[int]:
-    return [game.index(*map(int, m.split(","))) for m in moves]
-
-
-def _uci_limit(clocks: list[Clock], side: int, board: chess.Board) -> chess.engine.Limit:
-    """What `go` says: the mover's limits plus both clocks (White's first, as UCI wants)."""
-    limits = clocks[side].limits
-    white, black = clocks[0], clocks[1]
-    tc = limits.tc
-    kwargs: dict[str, Any] = {"nodes": limits.nodes, "depth": limits.depth}
-    if limits.movetime is not None:
-        kwargs["time"] = limits.movetime
-    if tc is not None:
-        kwargs.update(white_clock=max(0.0, white.remaining or 0.0), black_clock=max(0.0, black.remaining or 0.0),
-                      white_inc=white.limits.tc.increment if white.limits.tc else 0.0,
-                      black_inc=black.limits.tc.increment if black.limits.tc else 0.0,
-                      remaining_moves=clocks[side].moves_to_go())
-    return chess.engine.Limit(**kwargs)
+        verdict = adjudicator.verdict(state.ply, side, info)
+        if verdict is not None and state.outcome() is None:
+            return record(verdict[0] if verdict[0] is not None else 0.5, verdict[1])

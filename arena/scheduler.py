@@ -18,7 +18,7 @@ import click
 
 from arena.config import EngineSpec, TournamentConfig
 from arena.engines import EnginePool
-from arena.openings import Opening, load_chess_openings, load_gomoku_openings, opening_for
+from arena.openings import Opening, opening_for, suite_for
 from arena.ratings import GameResult, match_summary
 from arena.records import GameJob, GameRecord
 from arena.referee import play_game
@@ -36,12 +36,8 @@ def pairings(engines: Sequence[EngineSpec], fmt: str) -> list[tuple[EngineSpec, 
 
 
 def load_openings(config: TournamentConfig) -> list[Opening] | None:
-    """The opening suite (None: gomoku generates seeded openings).  Raises OpeningError."""
-    if config.game == "chess":
-        return load_chess_openings(config.openings)
-    if config.openings:
-        return load_gomoku_openings(config.openings, config.boards, config.rule)
-    return None
+    """The opening suite (None: the game generates a seeded opening per pair).  Raises OpeningError."""
+    return suite_for(config.game, config.openings, config.boards, config.rule)
 
 
 def build_schedule(config: TournamentConfig, openings: Sequence[Opening] | None) -> list[GameJob]:
@@ -51,7 +47,7 @@ def build_schedule(config: TournamentConfig, openings: Sequence[Opening] | None)
     jobs: list[GameJob] = []
     boards: Sequence[int | None] = config.boards or (None,)
     for k in range((config.games + 1) // 2):
-        opening = opening_for(openings, config.seed, k, config.opening_plies)
+        opening = opening_for(config.game, openings, config.seed, k, config.opening_plies)
         for board in boards:
             for a, b in pairings(config.engines, config.format):
                 for g, (first, second) in enumerate(((a, b), (b, a))):

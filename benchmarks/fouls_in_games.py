@@ -19,7 +19,7 @@ from engine.games.gomoku import GomokuGame
 
 def main(paths: list[str]) -> int:
     for path in paths:
-        records = [r for r in Store(path).records() if r.game == "gomoku"]
+        records = Store(path).records()
         fouls: Counter[str] = Counter()
         black_moves: Counter[str] = Counter()
         forfeits = [(r.key, r.forfeit, r.reason) for r in records if r.forfeit]

@@ -18,7 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from engine.games import get_game
+from engine.games import game_on_board
 from engine.nn.evaluator import NetworkEvaluator
 from engine.players.networks import find_weights
 
@@ -31,13 +31,9 @@ def arena_positions(stores: list[str], game_name: str) -> dict[str, list]:
             rows = db.execute("SELECT board, rule, start_fen, moves FROM games WHERE game = ?",
                               (game_name,)).fetchall()
         for board, rule, start_fen, moves in rows:
-            if game_name == "gomoku":
-                width, _, height = board.partition("x")
-                game = get_game("gomoku", width=int(width), height=int(height), rule=rule)
-                state = game.initial_state()
-            else:
-                game = get_game(game_name)
-                state = game.state_from_fen(start_fen or "startpos")
+            width, _, height = (board or "0x0").partition("x")
+            game = game_on_board(game_name, int(width), int(height or width), rule)
+            state = game.state_from_fen(start_fen) if start_fen else game.initial_state()
             for text in json.loads(moves):
                 state = state.play(game.parse_move(state, text))
                 if state.outcome() is None:

@@ -19,18 +19,15 @@ import statistics
 import time
 
 from engine.evaluators import UniformEvaluator
-from engine.games import get_game
+from engine.games import game_on_board
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Limits
 
 
 def positions(game_name: str):
-    if game_name == "chess":
-        game = get_game("chess")
-        return [game.state_from_fen("startpos"),
-                game.state_from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")]
-    game = get_game("gomoku", width=15, height=15)
-    return [game.state_from_moves([112, 128]), game.state_from_moves([112, 113, 128, 96, 142])]
+    """The game's first two bench positions (gomoku on 15x15)."""
+    game = game_on_board(game_name, 15, 15)
+    return [state for _, state in game.bench_positions()[:2]]
 
 
 def one_run(game_name: str, nodes: int) -> tuple[float, float]:
@@ -108,7 +105,7 @@ def main() -> None:
             continue
         runs = [one_run(game_name, args.nodes) for _ in range(args.repeat)]
         walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-        label = "gomoku 15x15" if game_name == "gomoku" else game_name
+        label = game_on_board(game_name, 15, 15).label
         print(f"{label}: wall µs/node min {min(walls):.1f} median {statistics.median(walls):.1f}; "
               f"cpu µs/node min {min(cpus):.1f} median {statistics.median(cpus):.1f} "
               f"({args.repeat} runs x {len(positions(game_name))} positions x {args.nodes} playouts)")

@@ -10,13 +10,26 @@ import pytest
 
 from arena.clock import Clock, MoveLimits, TimeControl, TimeControlError, parse_tc
 from arena.config import Adjudication, ConfigError, build_config, parse_engine
-from arena.export import csv_text, gomoku_text, json_text, pgn_text
-from arena.openings import (OpeningError, builtin_chess_suite, generate_gomoku_opening, gomoku_moves,
-                            load_chess_openings, load_gomoku_openings)
+from arena.export import csv_text, games_text, json_text
+from arena.openings import OpeningError, opening_for, start_position, suite_for
 from arena.records import GameRecord
 from arena.referee import Adjudicator
 from arena.scheduler import build_schedule, load_openings, sprt_from_records
 from arena.store import Store
+from engine.games import get_game
+from engine.games.chess.openings import builtin_suite as builtin_chess_suite
+from engine.games.openings import OpeningBook
+from engine.games.chess.openings import read_suite as load_chess_openings
+from engine.games.gomoku.openings import generate_opening as generate_gomoku_opening
+from engine.games.gomoku.openings import opening_moves
+
+
+def load_gomoku_openings(path, boards):
+    return suite_for("gomoku", path, boards, "freestyle")
+
+
+def gomoku_moves(opening, width, height):
+    return opening_moves(opening, get_game("gomoku", width=width, height=height))
 
 
 def test_parse_time_controls():
@@ -166,10 +179,10 @@ def test_store_commits_each_game_and_refuses_duplicates(tmp_path):
 
 def test_exports():
     chess_game = _record("c", "w", "b", 0.5, game="chess")
-    game = chess.pgn.read_game(__import__("io").StringIO(pgn_text([chess_game])))
+    game = chess.pgn.read_game(__import__("io").StringIO(games_text([chess_game])))
     assert game.headers["White"] == "w" and game.headers["Result"] == "1/2-1/2"
     assert [m.uci() for m in game.mainline_moves()] == ["e2e4", "e7e5"]
-    text = gomoku_text([_record("g", "x", "y", 1.0)])
+    text = games_text([_record("g", "x", "y", 1.0)])
     assert text.startswith("Piskvorky 9x9") and "5,5,0\n6,6,500" in text
     assert csv_text([chess_game]).splitlines()[1].startswith("0,chess,,freestyle,w,b,1/2-1/2")
     assert '"result": "1-0"' in json_text([_record("g", "x", "y", 1.0)])
@@ -188,17 +201,35 @@ def test_sprt_uses_pentanomial_pairs():
 
 
 def test_adjudication_resign_draw_and_max_moves():
-    board = chess.Board()
     resign = Adjudicator(Adjudication(resign_movecount=2, resign_score=500, max_moves=None), 0)
-    assert resign.verdict(board, 1, {"cp": -600}) is None
-    assert resign.verdict(board, 0, {"cp": 600}) is None
-    assert resign.verdict(board, 1, {"mate": -3}) == (1.0, "adjudication: resign")   # Black gives up
+    assert resign.verdict(1, 1, {"cp": -600}) is None
+    assert resign.verdict(2, 0, {"cp": 600}) is None
+    assert resign.verdict(3, 1, {"mate": -3}) == (1.0, "adjudication: resign")   # Black gives up
     draw = Adjudicator(Adjudication(draw_movenumber=1, draw_movecount=2, draw_score=10, max_moves=None), 0)
-    results = [draw.verdict(board, ply % 2, {"cp": 5}) for ply in range(4)]
+    results = [draw.verdict(ply + 1, ply % 2, {"cp": 5}) for ply in range(4)]
     assert results[:3] == [None] * 3 and results[3] == (0.5, "adjudication: draw")
-    assert Adjudicator(Adjudication(draw_movenumber=1, draw_movecount=1), 0).verdict(board, 0, {}) is None
-    long = chess.Board()
-    for move in ["g1f3", "g8f6", "f3g1", "f6g8"]:
-        long.push_uci(move)
-    assert Adjudicator(Adjudication(max_moves=2), 0).verdict(long, 1, {}) == (0.5, "adjudication: max moves")
-    assert Adjudicator(Adjudication(max_moves=3), 0).verdict(long, 1, {}) is None
+    assert Adjudicator(Adjudication(draw_movenumber=1, draw_movecount=1), 0).verdict(1, 0, {}) is None
+    late = Adjudicator(Adjudication(draw_movenumber=30, draw_movecount=1, draw_score=10, max_moves=None), 0)
+    assert [late.verdict(ply, ply % 2, {"cp": 0}) for ply in (56, 57)] == [None, None]   # move 29
+    assert late.verdict(58, 0, {"cp": 0}) == (0.5, "adjudication: draw")                # move 30 begins
+    assert Adjudicator(Adjudication(max_moves=2), 0).verdict(4, 1, {}) == (0.5, "adjudication: max moves")
+    assert Adjudicator(Adjudication(max_moves=3), 0).verdict(4, 1, {}) is None
+    # a stone game fills its board and ends by itself: no move cap
+    assert Adjudicator(Adjudication(max_moves=2), 0, board_fills=True).verdict(4, 1, {}) is None
+
+
+def test_openings_come_from_the_games_book(tmp_path):
+    suite = suite_for("chess", None, (), "freestyle")
+    assert suite == builtin_chess_suite() and suite_for("gomoku", None, (15,), "freestyle") is None
+    assert opening_for("chess", suite, 5, 3) == opening_for("chess", suite, 5, 3) in suite
+    generated = opening_for("gomoku", None, 5, 3, 3)
+    assert generated == generate_gomoku_opening(5, 3, 3) and len(generated.stones) == 3
+    state, moves = start_position(get_game("gomoku", width=9, height=9), generated)
+    assert state.ply == 0 and len(moves) == 3
+    pgn = tmp_path / "o.pgn"
+    pgn.write_text("1. e4 e5 *\n")
+    state, moves = start_position(get_game("chess"), load_chess_openings(str(pgn))[0])
+    assert [m.uci() for m in moves] == ["e2e4", "e7e5"] and state.ply == 0
+    with pytest.raises(OpeningError, match="no opening files"):     # a game without a book
+        OpeningBook().load(str(pgn), (), "freestyle")
+    assert OpeningBook().start(get_game("gomoku", width=9, height=9), OpeningBook().generate(1, 2, 3))[1] == []

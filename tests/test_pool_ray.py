@@ -8,7 +8,7 @@ pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'plyzer
 from arena.config import EngineSpec  # noqa: E402
 from arena.clock import MoveLimits  # noqa: E402
 from arena.gate import ArenaArbiter, play_chunk  # noqa: E402
-from arena.openings import generate_gomoku_opening  # noqa: E402
+from engine.games.gomoku.openings import generate_opening as generate_gomoku_opening  # noqa: E402
 from arena.records import GameJob  # noqa: E402
 from engine.train.loop import SelfPlayUnit, play_unit, run_loop  # noqa: E402
 from engine.train.pool import LocalPool, RayPool  # noqa: E402

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from engine.games import get_game
 from engine.train.samples import (Batch, GameSpec, make_sample, read_shards, sample_batch, split_validation,
                                   value_targets, with_outcome, write_shard)
-from engine.train.psq import PsqError, PsqGame, read_psq
+from engine.games.gomoku.psq import PsqError, PsqGame, read_psq
 from engine.train.teacher import TeacherConfig, teacher_batch
 from engine.games.base import Outcome
 from engine.cli import main

@@ -262,10 +262,11 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
 def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games: int | None) -> None:
     """PGN games into sample shards: the played move as the policy target, the result as the
     value, [%eval] comments as the teacher's value (reruns skip finished shards)."""
+    from engine.games import game_profile
     from engine.train.pgn_import import import_pgn
 
-    if game != "chess":
-        raise click.BadParameter("PGN import is for chess games", param_hint="--game")
+    if game_profile(game).records().suffix != ".pgn":
+        raise click.BadParameter(f"PGN import is for games recorded as PGN (chess), not {game}", param_hint="--game")
     try:
         report = import_pgn(pgn, out, games_per_shard=games_per_shard, max_games=max_games, on_shard=click.echo)
     except (ValueError, OSError) as exc:

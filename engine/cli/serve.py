@@ -4,17 +4,12 @@ external UCI engine or Gomocup brain) and the web board (`engine play`)."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
-
 import click
 
 from engine.cli.commands import (board_option, board_specs, game_option, generate_shards, main, player_options,
                                  rule_option)
-from engine.games import game_class
+from engine.games import game_class, game_profile
 from engine.players import PlayerOptions
-
-if TYPE_CHECKING:
-    from engine.train.psq import PsqGame
 
 __all__ = ["main", "pbrain_main"]
 
@@ -33,46 +28,6 @@ def gomocup(options: PlayerOptions) -> None:
     """Speak the Gomocup (piskvork) protocol on stdin/stdout."""
     from protocols.gomocup import serve_stdio
     sys.exit(serve_stdio(options))   # stderr silenced, one malloc arena (see protocols/gomocup.py)
-
-
-def _builtin_openings() -> tuple[str, ...]:
-    """The arena's chess opening suite (a data file shipped in the arena package) as FENs."""
-    from importlib import resources
-    return _read_openings(str(resources.files("arena") / "data" / "openings.epd"))
-
-
-def _read_openings(path: str) -> tuple[str, ...]:
-    """EPD or FEN lines (comments with ';' and blank lines skipped) -> FENs; one-line errors."""
-    from engine.games.chess import board_from_fen_or_epd
-
-    fens = []
-    try:
-        lines = open(path, encoding="utf-8").read().splitlines()
-    except OSError as exc:
-        raise click.BadParameter(f"{path}: {exc.strerror}", param_hint="--openings") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith(";"):
-            continue
-        try:
-            board, _ = board_from_fen_or_epd(line.strip())
-        except ValueError as exc:
-            raise click.BadParameter(f"{path}:{number}: {exc}", param_hint="--openings") from None
-        fens.append(board.fen())
-    if not fens:
-        raise click.BadParameter(f"{path}: no positions", param_hint="--openings")
-    return tuple(fens)
-
-
-def _read_psq_games(path: str) -> tuple[PsqGame, ...]:
-    """A .psq file of gomoku games (engine.train.psq) -> its games; one-line errors."""
-    from engine.train.psq import PsqError, read_psq
-
-    try:
-        return tuple(read_psq(open(path, encoding="utf-8").read(), path))
-    except OSError as exc:
-        raise click.BadParameter(f"{path}: {exc.strerror}", param_hint="--openings") from None
-    except (PsqError, UnicodeDecodeError) as exc:
-        raise click.BadParameter(str(exc), param_hint="--openings") from None
 
 
 def _info_pairs(pairs: tuple[str, ...], hint: str) -> tuple[tuple[str, str], ...]:
@@ -103,7 +58,7 @@ def _info_pairs(pairs: tuple[str, ...], hint: str) -> tuple[tuple[str, str], ...
 @click.option("--opening-plies", type=click.IntRange(min=0), default=4, show_default=True,
               help="Random plies at the start of each game (after the --openings position).")
 @click.option("--openings", type=click.Path(dir_okay=False), default=None,
-              help="Chess: EPD/FEN file of start positions [the arena's built-in suite]; 'none' for startpos. "
+              help="Chess: EPD/FEN or PGN file of start positions [the built-in suite]; 'none' for startpos. "
                    "Gomoku: a .psq file of games (e.g. `arena report --pgn`); each teacher game starts "
                    "partway through one of them [random stones near the centre].")
 @click.option("--epsilon", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
@@ -147,18 +102,19 @@ def teacher(game: str, board: str | None, rule: str, games: int, depth: int | No
         raise click.UsageError("--uci-option needs --uci and --gomocup-info needs --gomocup")
     if depth is None and movetime is None and nodes is None:
         depth = 2
-    fens: tuple[str, ...] = ()
-    if game == "chess" and openings != "none":
-        fens = _read_openings(openings) if openings is not None else _builtin_openings()
-    start_games = _read_psq_games(openings) if game != "chess" and openings is not None else ()
+    from engine.games.openings import OpeningError
+
+    try:   # the game's own openings: chess FENs (EPD, PGN; the built-in suite), gomoku .psq games
+        starts = {} if openings == "none" else game_profile(game).openings().teacher_starts(openings)
+    except OpeningError as exc:
+        raise click.BadParameter(str(exc), param_hint="--openings") from None
     try:
         settings = TeacherConfig(depth=depth, movetime=movetime, nodes=nodes, multipv=multipv, soft_tau=tau,
                                  opening_plies=opening_plies, epsilon=epsilon, max_plies=max_plies,
                                  uci=tuple(shlex.split(uci)) if uci else None,
                                  uci_options=_info_pairs(uci_options, "--uci-option"),
                                  gomocup=tuple(shlex.split(gomocup)) if gomocup else None,
-                                 gomocup_info=_info_pairs(gomocup_info, "--gomocup-info"), openings=fens,
-                                 start_games=start_games)
+                                 gomocup_info=_info_pairs(gomocup_info, "--gomocup-info"), **starts)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     make_teacher = None

@@ -2,10 +2,10 @@
 
 Each game is a package here (engine/games/chess/, engine/games/gomoku/) holding everything
 that knows it, and exporting one PROFILE (engine/games/profile.py): its rules class, its
-hand-written evaluation and roll-out, alpha-beta board, solver, leaf-value wrapper and tuned
-player settings; its web.py says how the web board shows it (board_view).  The registry
-below is the one line a game adds here; its network codec, when it has one, is named in
-engine/nn/codecs.py.
+hand-written evaluation and roll-out, alpha-beta board, solver, leaf-value wrapper, tuned
+player settings, network codec, opening book (openings.py) and record format (records.py);
+its web.py says how the web board shows it (board_view).  The registry
+below is the one line a game adds here.
 """
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from engine.games.openings import OpeningBook
+from engine.games.records import RecordFormat
 from engine.search.uct import Rollout
 
 __all__ = ["GameProfile"]
@@ -31,7 +33,9 @@ class GameProfile:
     SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
     by match (fpu_reduction, policy_temperature) and the prover's vct_share.
     auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
-    seconds (None: MCTS at every clock)."""
+    seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
+    openings, start positions for the arena and the teachers).  records: () -> its
+    RecordFormat (the record file a game is written to, the report viewer's frames)."""
     name: str
     rules: type
     heuristic: Callable[[], Any]
@@ -42,3 +46,5 @@ class GameProfile:
     prover: Callable[[float | None], Any] | None = None
     mcts_tuned: Mapping[str, float] = field(default_factory=dict)
     auto_alphabeta_below: float | None = None
+    openings: Callable[[], OpeningBook] = OpeningBook
+    records: Callable[[], RecordFormat] = RecordFormat

@@ -3,8 +3,8 @@
 A codec holds everything the network side knows about one game: input planes, policy
 indices, ONNX output names and axes, sample quantisation, board symmetries and which
 network class it feeds.  The evaluator, the ONNX export, sample shards and the model
-factory ask `get_codec(game)` instead of testing the game's name; a new game is its
-own codec module plus one line in `_CODECS`.
+factory ask `get_codec(game)` instead of testing the game's name; a game's profile names
+its codec module (engine/games/profile.py), so the game registry is the only list.
 """
 from __future__ import annotations
 
@@ -16,12 +16,6 @@ if TYPE_CHECKING:   # numpy loads with a codec, not with the registry: `uciok` s
 
 __all__ = ["GameCodec", "CellCodec", "get_codec", "codec_names"]
 
-# game name -> module holding its CODEC (imported on first use: a gomoku-only process
-# never loads python-chess's codec)
-_CODECS = {
-    "chess": "engine.games.chess.codec",
-    "gomoku": "engine.games.gomoku.codec",
-}
 
 
 class GameCodec(Protocol):
@@ -57,13 +51,20 @@ class CellCodec(GameCodec, Protocol):
 
 
 def codec_names() -> tuple[str, ...]:
-    """The games that have a codec (the games a network can play)."""
-    return tuple(_CODECS)
+    """The games that have a codec (the games a network can play).  Reads every game's
+    profile (imports each game's package, not its codec)."""
+    from engine.games import game_names, game_profile
+    return tuple(name for name in game_names() if game_profile(name).codec)
 
 
 def get_codec(game: str) -> GameCodec:
-    """The codec of `game` ("chess", "gomoku"); ValueError for a game without one."""
-    module = _CODECS.get(game)
+    """The codec of `game` (its profile's codec module, imported on first use: a gomoku-only
+    process never loads chess's codec); ValueError for a game without one."""
+    from engine.games import GameSetupError, game_profile
+    try:
+        module = game_profile(game).codec
+    except GameSetupError:
+        module = None
     if module is None:
-        raise ValueError(f"no network codec for game {game!r} (expected one of {', '.join(_CODECS)})")
+        raise ValueError(f"no network codec for game {game!r} (expected one of {', '.join(codec_names())})")
     return importlib.import_module(module).CODEC  # type: ignore[no-any-return]

@@ -13,12 +13,11 @@ from typing import Any, Mapping
 from engine.nn.codecs import codec_names, get_codec
 
 __all__ = [
-    "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT", "GAMES",
+    "CheckpointError", "NetConfig", "parse_net", "NAMED_NETS", "FORMAT",
     "codec_version", "network_planes", "check_meta", "DEVICES", "BACKENDS", "ONNX_PRECISIONS",
 ]
 
 FORMAT = "plyzero"
-GAMES = codec_names()
 NAMED_NETS = ("res2x32", "res6x64", "res10x128")
 DEVICES = ("auto", "cpu", "cuda", "mps")      # where a network runs
 BACKENDS = ("auto", "torch", "onnx")          # which runtime runs it
@@ -61,10 +60,19 @@ class NetConfig:
             raise CheckpointError(f"bad network config: {exc}") from None
 
 
+def _has_codec(game: str) -> bool:
+    """A network can play `game` (only that game's package is imported)."""
+    try:
+        get_codec(game)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_net(name: str, game: str) -> NetConfig:
     """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels."""
-    if game not in GAMES:
-        raise CheckpointError(f"unknown game {game!r} (expected one of {', '.join(GAMES)})")
+    if not _has_codec(game):
+        raise CheckpointError(f"unknown game {game!r} (expected one of {', '.join(codec_names())})")
     match = _NET_NAME.match(name.strip().lower())
     if match is None:
         raise CheckpointError(f"bad network name {name!r} (expected res<blocks>x<channels>, "
@@ -98,7 +106,7 @@ def check_meta(meta: Mapping[str, Any], source: str, expect_game: str | None = N
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{source}: not a PlyZero network (format {meta.get('format')!r})")
     game = meta.get("game")
-    if game not in GAMES:
+    if not isinstance(game, str) or not _has_codec(game):
         raise CheckpointError(f"{source}: unknown game {game!r}")
     if expect_game is not None and game != expect_game:
         raise CheckpointError(f"{source}: a {game} network cannot play {expect_game}")

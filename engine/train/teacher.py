@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.games.base import Outcome
-from engine.train.psq import PsqGame
+from engine.games.gomoku.psq import PsqGame
 from engine.train.samples import GameSpec, Sample, make_sample, wdl_from_value, with_outcome
 from engine.train.selfplay import game_seed
 from engine.types import Limits, Move, SearchInfo
@@ -48,7 +48,7 @@ class TeacherConfig:
     gomocup / gomocup_info: gomoku only, a Gomocup brain's argv and the INFO (key, value)
     pairs sent before play (protocols.gomocup_teacher).  openings: chess FENs a game
     starts from (one drawn per game), before the random opening plies.  start_games: gomoku
-    games (engine.train.psq); a game starts after 1 to all-but-one of the moves of one of
+    games (engine.games.gomoku.psq); a game starts after 1 to all-but-one of the moves of one of
     those of its board size, drawn uniformly, before the random opening plies."""
     depth: int | None = 2
     movetime: float | None = None

@@ -26,6 +26,7 @@ from importlib import resources
 from typing import Any, Callable
 from urllib.parse import parse_qs, urlsplit
 
+from engine.games import game_names
 from engine.web.guard import (LOOPBACK, REFUSED_RESPONSE, TOKEN_HEADER, ConnectionCap, ServerLimits, TabClaim,
                                is_loopback, key_cookie, key_matches, new_key, presented_key)
 from engine.web.opponents import ExternalFactory, player_names, shipped_networks
@@ -258,7 +259,7 @@ class Handler(BaseHTTPRequestHandler):
         session = self.server.session
         self._json(200, {"players": player_names(),
                          "networks": {game: [*shipped_networks(game), *session.allowed.networks]
-                                      for game in ("chess", "gomoku")},
+                                      for game in game_names()},
                          "external": session.external_names})
 
     def state(self) -> None:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from engine.games import GameSetupError, game_on_board
+from engine.games import GameSetupError, game_names, game_on_board
 from engine.games.base import Game
 from engine.games.gomoku import RULES as GOMOKU_RULES
 from engine.web.opponents import PAGE_OPTIONS, PAGE_RANGES, shipped_networks
@@ -218,7 +218,7 @@ def parse_settings(payload: Any, base: GameSettings | None = None, allowed: Allo
     if not isinstance(payload, Mapping):
         raise RequestError("expected a JSON object with the game settings")
     base = base or GameSettings()
-    game = _choice(payload, "game", ("chess", "gomoku"), base.game)
+    game = _choice(payload, "game", game_names(), base.game)
     width = _number(payload, "width", int, base.width)
     height = _number(payload, "height", int, width if "width" in payload else base.height)
     settings = GameSettings(

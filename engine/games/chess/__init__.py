@@ -6,6 +6,9 @@ codec.py      the network's input planes and factored from/to policy
 heuristic.py  hand-written material evaluation and UCT's capped roll-out
 pst.py, alphabeta.py  alpha-beta's board and PeSTO evaluation
 endgames.py   mop-up: the leaf-value wrapper that finishes won endgames
+openings.py   EPD / PGN opening suites and the built-in one (openings.epd) for the arena and teachers
+records.py    PGN records and the arena report's board frames
+web.py        how the web board shows chess
 profile.py    PROFILE: what the rest of the engine asks of chess, tuned settings included
 """
 from engine.games.chess.rules import BENCH_FENS, ChessGame, ChessState, board_from_fen_or_epd, legal_move_list

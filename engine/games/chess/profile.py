@@ -25,6 +25,16 @@ def _alphabeta_board(game: Any, solver: bool) -> Any:
     return ChessSearchBoard.from_state
 
 
+def _openings() -> Any:
+    from engine.games.chess.openings import ChessOpenings
+    return ChessOpenings()
+
+
+def _records() -> Any:
+    from engine.games.chess.records import ChessRecords
+    return ChessRecords()
+
+
 def _leaf_value() -> Any:
     from engine.games.chess.endgames import MopUpEvaluator
     return MopUpEvaluator
@@ -38,4 +48,5 @@ PROFILE = GameProfile(
     # Player auto: alpha-beta for moves planned under 0.5 s (docs/measurements/player-auto.md:
     # MCTS scored 14.5/100 against it at 1+0.01, 17.5/40 at 10+0.1, 49/80 at a second a move).
     auto_alphabeta_below=0.5,
+    openings=_openings, records=_records,
 )

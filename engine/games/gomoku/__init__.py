@@ -7,6 +7,9 @@ codec.py      the network's input planes and policy cells
 heuristic.py  hand-written evaluation and UCT's roll-out
 patterns.py, alphabeta.py        alpha-beta's incremental board and line evaluation
 threats.py, threat_kernel.py/.c  the threat solver (VCF / VCT) with its compiled core
+openings.py   stone-list suites relative to the centre, seeded random openings, .psq teacher starts
+psq.py, records.py               piskvork's .psq records (read and written), the report's grid
+web.py        how the web board shows gomoku
 profile.py    PROFILE: what the rest of the engine asks of gomoku, tuned settings included
 """
 from engine.games.gomoku.rules import (BENCH_OPENINGS, MAX_SIZE, MIN_SIZE, RULE_CODES, RULES, GomokuGame,

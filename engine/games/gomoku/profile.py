@@ -48,10 +48,21 @@ def _prover(vct_share: float | None) -> Any:
     return TreeProver(THREAT_NODES, 40 * THREAT_NODES, VCT_NODES if share > 0 else 0, share)
 
 
+def _openings() -> Any:
+    from engine.games.gomoku.openings import GomokuOpenings
+    return GomokuOpenings()
+
+
+def _records() -> Any:
+    from engine.games.gomoku.records import GomokuRecords
+    return GomokuRecords()
+
+
 PROFILE = GameProfile(
     name="gomoku", rules=GomokuGame, codec="engine.games.gomoku.codec",
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0},
     auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
+    openings=_openings, records=_records,
 )

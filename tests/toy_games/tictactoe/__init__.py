@@ -1,5 +1,7 @@
 """Tic-tac-toe: the toy third game.  Its rules and its PROFILE are all it takes to play
-through build_player (MCTS on the uniform evaluator, UCT, alpha-beta, random)."""
+through build_player (MCTS on the uniform evaluator, UCT, alpha-beta, random) and through
+`arena run` (no engine protocol speaks it, so built-in players search in the arena's process;
+no opening book: every game from the empty board; records: the plain move list)."""
 from __future__ import annotations
 
 from typing import Any
@@ -44,7 +46,7 @@ class TicTacToeState:
 
 class TicTacToe:
     name = label = "tictactoe"
-    sized, width, height, rule, protocol, stones = False, 3, 3, "", "gomocup", True
+    sized, width, height, rule, protocol, stones = False, 3, 3, "", None, True
     max_plies, bench_depth = 9, 9
 
     def dirichlet_alpha(self, n_moves: int) -> float:
