@@ -61,6 +61,31 @@ def test_a_tiny_loop_iteration_trains_gates_and_promotes(tmp_path):
     assert any(line.startswith("gen 1: trained 4 steps") for line in lines)
 
 
+def test_teacher_data_joins_the_window_and_every_generation_is_validated_on_held_out_shards(tmp_path):
+    from engine.train.samples import write_shard
+
+    for folder, seed in (("teacher", 11), ("holdout", 12)):
+        played = selfplay_games(SPEC9, None, 2, tiny_config().selfplay, seed)
+        write_shard(tmp_path / folder / "a.npz", played.samples, SPEC9)
+    run = tmp_path / "run"
+    lines: list[str] = []
+    config = tiny_config(generations=2, data=(str(tmp_path / "teacher"),), holdout=(str(tmp_path / "holdout"),))
+    with LocalPool(1) as pool:
+        state = run_loop(run, config, FakeArbiter(), pool, echo=lines.append)
+    # the window's two self-play shards plus the teacher's one, in both generations
+    assert [line for line in lines if "trained" in line][0].startswith("gen 1: trained 4 steps on 3 shards")
+    assert set(state.baseline) == {"holdout"} and state.baseline["holdout"]["samples"] > 0
+    for entry in state.history:
+        metrics = entry["validation"]["holdout"]
+        assert 0.0 <= metrics["policy_top1"] <= 1.0 and metrics["value_mse_result"] >= 0.0
+        assert entry["selfplay_games"] == 4 and entry["positions"] > 0 and entry["steps"] == 4
+        assert set(entry["seconds"]) == {"selfplay", "train", "gate"}
+    table = (run / "generations.md").read_text().splitlines()
+    assert [row.split("|")[1].strip() for row in table[2:]] == ["0", "1", "2"]
+    assert (run / "training.png").read_bytes()[:4] == b"\x89PNG"
+    assert load_state(run).config == config            # data and holdout survive a resume
+
+
 def test_a_losing_candidate_is_not_promoted_unless_always(tmp_path):
     with LocalPool(1) as pool:
         kept = run_loop(tmp_path / "gated", tiny_config(), FakeArbiter(0, 2), pool)

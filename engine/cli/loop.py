@@ -14,8 +14,8 @@ __all__ = ["loop"]
 
 
 @click.command()
-@click.option("--game", type=click.Choice(["gomoku"]), default="gomoku", show_default=True)
-@click.option("--board", default="9", show_default=True, help="Gomoku boards, comma-separated: 9,11,13.")
+@click.option("--game", type=click.Choice(["gomoku", "chess"]), default="gomoku", show_default=True)
+@click.option("--board", default="9", show_default=True, help="Gomoku boards, comma-separated: 9,15,20.")
 @click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default="freestyle", show_default=True)
 @click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
               help="Run directory (loop.json, nets/, selfplay/, train/, arena.sqlite, ratings.png); "
@@ -55,20 +55,28 @@ __all__ = ["loop"]
               help="Self-play workers share one inference process (the GPU's owner).")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu", show_default=True,
               help="Where self-play inference and training run (cuda: bf16 autocast).")
+@click.option("--data", multiple=True, type=click.Path(exists=True),
+              help="Shards (file or folder, repeatable) trained on in every generation besides the "
+                   "self-play window: teacher games, earlier self-play.")
+@click.option("--holdout", multiple=True, type=click.Path(exists=True),
+              help="Shards (file or folder, repeatable) never trained on: every generation's network is "
+                   "measured on each (policy top-1, value MSE, sign; generations.md, training.png).")
+@click.option("--train-threads", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Torch threads while training (the phase runs alone: up to the cores).")
 @click.option("--seed", type=int, default=0, show_default=True)
 def loop(game: str, board: str, rule: str, run_dir: str, generations: int, net: str, init: str | None,
          games: int, lockstep: int, nodes: int, fast_nodes: int, full_share: float, temp_plies: int,
          resign: float, resign_playthrough: float, steps: int, batch_size: int, lr: float, window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
          alphabeta_depth: int, workers: int | None, ray: str | None, inference: bool, device: str,
-         seed: int) -> None:
+         data: tuple[str, ...], holdout: tuple[str, ...], train_threads: int, seed: int) -> None:
     """Self-play, train, gate and promote, generation after generation (resumable)."""
     from pathlib import Path
 
     from arena.gate import ArenaArbiter
     from engine.cli import board_specs
     from engine.nn.spec import parse_net
-    from engine.train.loop import LoopConfig, run_loop
+    from engine.train.loop import LoopConfig, generation_table, run_loop
     from engine.train.pool import open_pool
     from engine.train.selfplay import SelfPlayConfig
     from engine.train.trainer import TrainConfig
@@ -81,12 +89,14 @@ def loop(game: str, board: str, rule: str, run_dir: str, generations: int, net: 
             selfplay=SelfPlayConfig(playouts=nodes, temperature_plies=temp_plies, full_search_share=full_share,
                                     fast_playouts=fast_nodes, resign_value=resign,
                                     resign_playthrough=resign_playthrough, device=device),
+            # each generation fine-tunes the best network: warm up, then a cosine decay to the floor
             steps=steps, train=TrainConfig(batch_size=batch_size, lr=lr, warmup_steps=min(100, steps // 5),
+                                           decay_steps=steps - min(100, steps // 5),
                                            checkpoint_every=max(1, steps // 2), log_every=max(1, steps // 4),
-                                           seed=seed, device=device, threads=1),
+                                           seed=seed, device=device, threads=train_threads),
             window=window, gate_games=gate_games, gate_nodes=gate_nodes, threshold=threshold,
             always_promote=always_promote, alphabeta_games=alphabeta_games, alphabeta_depth=alphabeta_depth,
-            inference=inference, seed=seed)
+            inference=inference, seed=seed, data=tuple(data), holdout=tuple(holdout))
         resuming = (Path(run_dir) / "loop.json").is_file()
         with open_pool(workers, ray) as pool:
             click.echo(f"loop in {run_dir}: {pool.workers} {pool.kind} workers"
@@ -95,4 +105,5 @@ def loop(game: str, board: str, rule: str, run_dir: str, generations: int, net: 
                              generations=generations, echo=click.echo)
     except ValueError as exc:  # LoopError, CheckpointError, RunError, bad Ray address: one line
         raise click.ClickException(str(exc)) from None
+    click.echo(generation_table(state), nl=False)
     click.echo(f"done: {len(state.history)} generations, best {state.best}")

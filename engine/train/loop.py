@@ -8,11 +8,16 @@ One generation g is three phases, each finished unit persisted before the next s
   train     engine.train.trainer.train into train/gen-g (its own state.pt resumes the
             steps exactly), started from the best network, on the newest `window`
             samples; the result is copied to nets/gen-g.pt (+ its .onnx sidecar);
+            plus every shard of `data` (teacher games, earlier self-play: KataGo's mixed
+            replay window), then measured on the `holdout` shards (never trained on);
   gate      the injected `Arbiter` plays the candidate against the best (and against
             alpha-beta) and stores the games; promote when the score reaches
             `threshold` (or always, AlphaZero-style).
 loop.json (atomic writes) holds the configuration and how far the run has got, so a
-rerun after `kill -9` continues with the first unfinished unit.
+rerun after `kill -9` continues with the first unfinished unit.  Every finished
+generation adds a row to generations.md (self-play games and positions, training steps,
+wall time per phase, the gate, validation) and redraws training.png (validation per
+generation on each held-out set).
 
 The arena's referee plays the gating games, and `engine` never imports `arena`: the
 gate is injected through the `Arbiter` protocol (arena/gate.py implements it, and the
@@ -29,12 +34,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
 from engine.nn.files import atomic_write
-from engine.train.samples import GameSpec, write_shard
+from engine.train.samples import GameSpec, shard_paths, write_shard
 from engine.train.selfplay import SelfPlayConfig, SelfPlayGames, game_seed, selfplay_games
 from engine.train.trainer import STATE_FILE, TrainConfig
 
 __all__ = ["LoopConfig", "LoopState", "GateResult", "Arbiter", "SelfPlayUnit", "play_unit", "run_loop",
-           "load_state", "LoopError", "STATE_NAME", "net_path"]
+           "load_state", "LoopError", "STATE_NAME", "net_path", "generation_table"]
 
 STATE_NAME = "loop.json"
 STATE_VERSION = 1
@@ -55,7 +60,9 @@ class LoopConfig:
     swapped, MCTS at fixed playouts.  threshold: promote at this score or more (or
     always with always_promote).  alphabeta_games / alphabeta_depth: candidate vs
     alpha-beta, for an absolute yardstick.  inference: self-play workers share one
-    inference process (on a GPU: the one that owns it)."""
+    inference process (on a GPU: the one that owns it).  data: shards (files or folders)
+    trained on in every generation besides the self-play window (teacher games).  holdout:
+    shards every network is measured on and never trained on, one metric set per entry."""
     specs: tuple[GameSpec, ...]
     net: str = "res4x32"
     init: str | None = None
@@ -75,6 +82,8 @@ class LoopConfig:
     alphabeta_depth: int = 2
     inference: bool = False
     seed: int = 0
+    data: tuple[str, ...] = ()
+    holdout: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.specs:
@@ -93,6 +102,8 @@ class LoopConfig:
         data["specs"] = tuple(GameSpec(**s) for s in data["specs"])
         data["selfplay"] = SelfPlayConfig(**data["selfplay"])
         data["train"] = TrainConfig(**data["train"])
+        data["data"] = tuple(data.get("data", ()))
+        data["holdout"] = tuple(data.get("holdout", ()))
         return cls(**data)
 
 
@@ -130,11 +141,14 @@ class LoopState:
     phase: str = "selfplay"
     best: str = "nets/gen-0000.pt"
     history: list[dict[str, Any]] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)   # this generation's phases so far
+    baseline: dict[str, Any] = field(default_factory=dict)    # gen-0000 on the holdout sets
 
     def to_json(self) -> str:
         return json.dumps({"version": STATE_VERSION, "config": self.config.to_dict(),
                            "generation": self.generation, "phase": self.phase, "best": self.best,
-                           "history": self.history}, indent=1)
+                           "history": self.history, "seconds": self.seconds, "baseline": self.baseline},
+                          indent=1)
 
 
 def net_path(generation: int) -> str:
@@ -148,7 +162,8 @@ def load_state(run_dir: str | Path) -> LoopState:
         if data.get("version") != STATE_VERSION:
             raise LoopError(f"{path}: loop state version {data.get('version')!r}, expected {STATE_VERSION}")
         return LoopState(LoopConfig.from_dict(data["config"]), int(data["generation"]), str(data["phase"]),
-                         str(data["best"]), list(data["history"]))
+                         str(data["best"]), list(data["history"]), dict(data.get("seconds", {})),
+                         dict(data.get("baseline", {})))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         if isinstance(exc, LoopError):
             raise
@@ -263,7 +278,7 @@ def _train(run_dir: Path, state: LoopState, echo: Callable[[str], None]) -> None
 
     config, g = state.config, state.generation
     train_dir = run_dir / "train" / f"gen-{g:04d}"
-    shards = _window(run_dir, config)
+    shards = _window(run_dir, config) + (shard_paths(config.data) if config.data else [])
     resume = (train_dir / STATE_FILE).is_file()
     report = train(train_dir, shards, None, config.steps, config.train, resume=resume,
                    init=None if resume else run_dir / state.best, expect_game=config.specs[0].name,
@@ -303,6 +318,79 @@ def _false_resignations(run_dir: Path, generation: int) -> tuple[int, int]:
     return false, would
 
 
+def _validate(config: LoopConfig, weights: Path) -> dict[str, dict[str, Any]]:
+    """The network's metrics on each holdout set, by its name ({} without holdout sets).
+    value_blend 0: the value is measured against the game result alone."""
+    if not config.holdout:
+        return {}
+    from engine.nn.checkpoint import load_checkpoint
+    from engine.train.samples import read_shards
+    from engine.train.validate import validate
+
+    game = config.specs[0].name
+    model, _ = load_checkpoint(weights, expect_game=game)
+    return {Path(source).name: validate(model, read_shards([source], game), value_blend=0.0,
+                                        max_samples=config.train.val_samples)
+            for source in config.holdout}
+
+
+def _selfplay_counts(run_dir: Path, generation: int) -> tuple[int, int]:
+    """(games, kept positions) of a generation's self-play, from its files."""
+    import numpy as np
+
+    games = positions = 0
+    for path in (run_dir / "selfplay" / f"gen-{generation:04d}").glob("*.json"):
+        games += len(json.loads(path.read_text()))
+        shard = path.with_suffix(".npz")
+        if shard.is_file():
+            with np.load(shard, allow_pickle=False) as npz:
+                positions += int(json.loads(str(npz["meta"]))["samples"])
+    return games, positions
+
+
+_TABLE_HEAD = ("| gen | self-play games | positions | steps | self-play s | train s | gate s | "
+               "vs best (W-L-D) | score | promoted | validation: top-1 / value MSE / sign |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def _metrics_text(validation: dict[str, dict[str, Any]]) -> str:
+    return "; ".join(f"{name} {m['policy_top1']:.3f} / {m['value_mse_result']:.3f} / "
+                     + (f"{m['value_sign']:.3f}" if m.get("value_sign") is not None else "-")
+                     for name, m in validation.items()) or "-"
+
+
+def generation_table(state: LoopState) -> str:
+    """The run so far as a markdown table, one row per finished generation (row 0: the
+    starting network on the holdout sets)."""
+    rows = [_TABLE_HEAD]
+    if state.baseline:
+        rows.append(f"| 0 | - | - | - | - | - | - | - | - | start | {_metrics_text(state.baseline)} |")
+    for h in state.history:
+        sec = h.get("seconds", {})
+        rows.append(f"| {h['generation']} | {h.get('selfplay_games', '-')} | {h.get('positions', '-')} | "
+                    f"{h.get('steps', '-')} | {sec.get('selfplay', 0):.0f} | {sec.get('train', 0):.0f} | "
+                    f"{sec.get('gate', 0):.0f} | {h['wins']}-{h['losses']}-{h['draws']} | {h['score']:.3f} | "
+                    f"{'yes' if h['promoted'] else 'no'} | {_metrics_text(h.get('validation', {}))} |")
+    return "\n".join(rows) + "\n"
+
+
+def _write_reports(run_dir: Path, state: LoopState) -> None:
+    """generations.md and training.png (validation per generation; no plot without matplotlib)."""
+    from engine.train.plot import plot_generations
+
+    table = generation_table(state)
+    atomic_write(run_dir / "generations.md", lambda handle: handle.write(table.encode()))
+    plot_generations(run_dir, state.baseline, state.history)
+
+
+@contextlib.contextmanager
+def _timed(state: LoopState, phase: str) -> Iterator[None]:
+    """Adds the phase's wall time to this generation's record (a resumed phase adds up)."""
+    start = time.perf_counter()
+    yield
+    state.seconds[phase] = round(state.seconds.get(phase, 0.0) + time.perf_counter() - start, 1)
+
+
 def run_loop(run_dir: str | Path, config: LoopConfig | None, arbiter: Arbiter, pool: Any, *,
              generations: int | None = None, echo: Callable[[str], None] = lambda line: None,
              stop_after: str | None = None) -> LoopState:
@@ -324,30 +412,41 @@ def run_loop(run_dir: str | Path, config: LoopConfig | None, arbiter: Arbiter, p
         state = LoopState(config)
         _first_network(run_dir, config)
         _save(run_dir, state)
+    if state.config.holdout and not state.baseline:
+        state.baseline = _validate(state.config, run_dir / net_path(0))
+        _save(run_dir, state)
     if generations is not None and generations != state.config.generations:
         state.config = dataclasses.replace(state.config, generations=generations)
         _save(run_dir, state)
     while state.generation <= state.config.generations:
         g = state.generation
         if state.phase == "selfplay":
-            _selfplay(run_dir, state, pool, echo)
+            with _timed(state, "selfplay"):
+                _selfplay(run_dir, state, pool, echo)
             state.phase = "train"
             _save(run_dir, state)
             if stop_after == "selfplay":
                 return state
         if state.phase == "train":
-            _train(run_dir, state, echo)
+            with _timed(state, "train"):
+                _train(run_dir, state, echo)
             state.phase = "gate"
             _save(run_dir, state)
             if stop_after == "train":
                 return state
-        result = arbiter.gate(g, run_dir / net_path(g), run_dir / state.best, state.config, pool)
+        with _timed(state, "gate"):
+            result = arbiter.gate(g, run_dir / net_path(g), run_dir / state.best, state.config, pool)
+        validation = _validate(state.config, run_dir / net_path(g))
         promoted = state.config.always_promote or result.score >= state.config.threshold
         false, would = _false_resignations(run_dir, g)
+        games, positions = _selfplay_counts(run_dir, g)
         state.history.append({"generation": g, "candidate": net_path(g), "best_before": state.best,
                               "wins": result.wins, "losses": result.losses, "draws": result.draws,
                               "score": round(result.score, 4), "vs_alphabeta": result.vs_alphabeta,
-                              "promoted": promoted, "false_resignations": false, "would_resign": would})
+                              "promoted": promoted, "false_resignations": false, "would_resign": would,
+                              "selfplay_games": games, "positions": positions, "steps": state.config.steps,
+                              "seconds": dict(state.seconds), "validation": validation})
+        state.seconds = {}
         echo(f"gen {g}: candidate vs best +{result.wins} -{result.losses} ={result.draws} "
              f"(score {result.score:.3f}{', promoted' if promoted else ', kept the best'})"
              + (f"; vs alpha-beta {result.vs_alphabeta:.3f}" if result.vs_alphabeta is not None else "")
@@ -356,6 +455,9 @@ def run_loop(run_dir: str | Path, config: LoopConfig | None, arbiter: Arbiter, p
             state.best = net_path(g)
         state.generation, state.phase = g + 1, "selfplay"
         _save(run_dir, state)
+        _write_reports(run_dir, state)
+        if validation:
+            echo(f"gen {g}: validation (top-1 / value MSE vs result / sign) {_metrics_text(validation)}")
         for line in arbiter.report(state):
             echo(line)
     return state

@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["plot_run", "read_log", "PLOT_FILE"]
+__all__ = ["plot_run", "plot_generations", "read_log", "PLOT_FILE"]
 
 PLOT_FILE = "training.png"
 
@@ -70,6 +70,43 @@ def plot_run(run_dir: str | Path, out: str | Path | None = None) -> Path | None:
     fig.suptitle(run_dir.name)
     fig.tight_layout()
     target = Path(out) if out is not None else run_dir / PLOT_FILE
+    atomic_write(target, lambda handle: fig.savefig(handle, format="png", dpi=80))
+    plt.close(fig)
+    return target
+
+
+def plot_generations(run_dir: str | Path, baseline: dict[str, dict], history: list[dict]) -> Path | None:
+    """Write a loop's run_dir/training.png: each held-out set's policy top-1, value MSE
+    against the result and value sign accuracy, per generation (0: the starting network).
+    None when matplotlib is not installed or nothing was measured."""
+    names = sorted({*baseline, *(name for h in history for name in h.get("validation", {}))})
+    if not names:
+        return None
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    from engine.nn.files import atomic_write
+
+    points = [(0, baseline)] if baseline else []
+    points += [(h["generation"], h.get("validation", {})) for h in history]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    for ax, key, title in zip(axes, ("policy_top1", "value_mse_result", "value_sign"),
+                              ("policy top-1", "value MSE vs result", "value sign accuracy")):
+        for name in names:
+            series = [(g, m[name][key]) for g, m in points if name in m and m[name].get(key) is not None]
+            if series:
+                ax.plot(*zip(*series), "o-", label=name)
+        ax.set_title(title)
+        ax.set_xlabel("generation")
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=8)
+    fig.suptitle(f"{Path(run_dir).name}: held-out validation per generation")
+    fig.tight_layout()
+    target = Path(run_dir) / PLOT_FILE
     atomic_write(target, lambda handle: fig.savefig(handle, format="png", dpi=80))
     plt.close(fig)
     return target
