@@ -79,11 +79,12 @@ def _schedule(generation: int, a: EngineSpec, b: EngineSpec, games: int, config:
             if spec.width != spec.height:
                 continue     # the referee plays square boards
             opening = opening_for(spec.name, suite, config.seed + generation, k)
+            board = spec.width if spec.make().sized else None     # chess: no board size
             for i, (first, second) in enumerate(((a, b), (b, a))):
                 if 2 * k + i >= games:
                     break
                 jobs.append(GameJob(key=f"loop:{label}:{generation}:{spec.width}:{k}:{i}", seq=len(jobs), pair=k,
-                                    game=spec.name, board=spec.width, rule=spec.rule, first=first,
+                                    game=spec.name, board=board, rule=spec.rule, first=first,
                                     second=second, opening=opening, limits=limits))
     return jobs
 

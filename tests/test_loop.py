@@ -203,3 +203,23 @@ def test_the_arena_gate_holds_alpha_beta_to_its_depth_and_mcts_to_its_nodes(tmp_
                 assert info["nodes"] <= 6 + 4, (record.key, k, info)   # + one batch of leaves
                 seen["mcts"] += 1
     assert seen["alphabeta"] > 0 and seen["mcts"] > 0
+
+
+def test_the_loop_plays_chess_and_gates_it_from_the_chess_opening_suite(tmp_path):
+    """`engine loop --game chess`: self-play, training and a gate of UCI engines whose games
+    start from the chess book's openings (not the initial position every time)."""
+    from arena.store import Store
+    from engine.cli.loop import loop
+    from engine.games.chess.openings import builtin_suite
+
+    result = CliRunner().invoke(loop, ["--game", "chess", "--run", str(tmp_path), "--net", "res1x8",
+                                       "--generations", "1", "--games", "2", "--lockstep", "2", "--nodes", "4",
+                                       "--fast-nodes", "2", "--steps", "2", "--batch-size", "8",
+                                       "--gate-games", "4", "--gate-nodes", "4", "--alphabeta-games", "0",
+                                       "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "| 1 | 2 |" in result.output                       # the generation table: 2 self-play games
+    records = Store(str(tmp_path / "arena.sqlite")).records()
+    assert len(records) == 4 and all(r.game == "chess" and r.board == "" for r in records)
+    suite = {o.fen for o in builtin_suite()}
+    assert all(r.start_fen in suite for r in records) and len({r.start_fen for r in records}) == 2

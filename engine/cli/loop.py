@@ -15,7 +15,7 @@ __all__ = ["loop"]
 
 @click.command()
 @click.option("--game", type=click.Choice(["gomoku", "chess"]), default="gomoku", show_default=True)
-@click.option("--board", default="9", show_default=True, help="Gomoku boards, comma-separated: 9,15,20.")
+@click.option("--board", default=None, help="Gomoku boards, comma-separated: 9,15,20 [9].")
 @click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default="freestyle", show_default=True)
 @click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
               help="Run directory (loop.json, nets/, selfplay/, train/, arena.sqlite, ratings.png); "
@@ -64,7 +64,7 @@ __all__ = ["loop"]
 @click.option("--train-threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="Torch threads while training (the phase runs alone: up to the cores).")
 @click.option("--seed", type=int, default=0, show_default=True)
-def loop(game: str, board: str, rule: str, run_dir: str, generations: int, net: str, init: str | None,
+def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int, net: str, init: str | None,
          games: int, lockstep: int, nodes: int, fast_nodes: int, full_share: float, temp_plies: int,
          resign: float, resign_playthrough: float, steps: int, batch_size: int, lr: float, window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
@@ -75,12 +75,15 @@ def loop(game: str, board: str, rule: str, run_dir: str, generations: int, net: 
 
     from arena.gate import ArenaArbiter
     from engine.cli import board_specs
+    from engine.games import game_class
     from engine.nn.spec import parse_net
     from engine.train.loop import LoopConfig, generation_table, run_loop
     from engine.train.pool import open_pool
     from engine.train.selfplay import SelfPlayConfig
     from engine.train.trainer import TrainConfig
 
+    if board is None and game_class(game).sized:
+        board = "9"
     specs = board_specs(game, board, rule)
     try:
         parse_net(net, game)
