@@ -55,6 +55,7 @@ def test_a_tiny_loop_iteration_trains_gates_and_promotes(tmp_path):
     assert state.generation == 2 and state.best == "nets/gen-0001.pt"
     assert arbiter.calls == [(1, "gen-0001.pt", "gen-0000.pt")]
     assert (tmp_path / "nets" / "gen-0001.onnx").is_file()
+    assert (tmp_path / "nets" / "gen-0000.int8.onnx").is_file() and (tmp_path / "nets" / "gen-0001.int8.onnx").is_file()
     assert [h["promoted"] for h in state.history] == [True]
     assert len(list(tmp_path.glob("selfplay/gen-0001/*.json"))) == 2
     assert load_state(tmp_path).history == state.history

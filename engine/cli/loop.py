@@ -61,6 +61,9 @@ __all__ = ["loop"]
 @click.option("--holdout", multiple=True, type=click.Path(exists=True),
               help="Shards (file or folder, repeatable) never trained on: every generation's network is "
                    "measured on each (policy top-1, value MSE, sign; generations.md, training.png).")
+@click.option("--int8/--no-int8", default=True, show_default=True,
+              help="On the CPU, self-play and the gate search with each network's int8 export, as the "
+                   "shipped players do.")
 @click.option("--train-threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="Torch threads while training (the phase runs alone: up to the cores).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -69,7 +72,7 @@ def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int
          resign: float, resign_playthrough: float, steps: int, batch_size: int, lr: float, window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
          alphabeta_depth: int, workers: int | None, ray: str | None, inference: bool, device: str,
-         data: tuple[str, ...], holdout: tuple[str, ...], train_threads: int, seed: int) -> None:
+         data: tuple[str, ...], holdout: tuple[str, ...], int8: bool, train_threads: int, seed: int) -> None:
     """Self-play, train, gate and promote, generation after generation (resumable)."""
     from pathlib import Path
 
@@ -99,7 +102,7 @@ def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int
                                            seed=seed, device=device, threads=train_threads),
             window=window, gate_games=gate_games, gate_nodes=gate_nodes, threshold=threshold,
             always_promote=always_promote, alphabeta_games=alphabeta_games, alphabeta_depth=alphabeta_depth,
-            inference=inference, seed=seed, data=tuple(data), holdout=tuple(holdout))
+            inference=inference, seed=seed, data=tuple(data), holdout=tuple(holdout), int8=int8)
         resuming = (Path(run_dir) / "loop.json").is_file()
         with open_pool(workers, ray) as pool:
             click.echo(f"loop in {run_dir}: {pool.workers} {pool.kind} workers"
