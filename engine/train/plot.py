@@ -101,6 +101,7 @@ def plot_generations(run_dir: str | Path, baseline: dict[str, dict], history: li
                 ax.plot(*zip(*series), "o-", label=name)
         ax.set_title(title)
         ax.set_xlabel("generation")
+        ax.xaxis.get_major_locator().set_params(integer=True)
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=8)
