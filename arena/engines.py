@@ -300,8 +300,7 @@ class InProcessPlayer:
         result = self.searcher.search(position.state, Limits(nodes=limits.nodes, depth=limits.depth, time=seconds))
         if result.best_move is None:
             raise EngineFault("protocol error", f"{self.spec.name}: no move in a position with legal moves")
-        info = {} if result.info is None else {k: getattr(result.info, k) for k in ("depth", "nodes")
-                                                  if getattr(result.info, k, None) is not None}
+        info = {} if result.info is None else {"depth": result.info.depth, "nodes": result.info.nodes}
         return position.game.format_move(position.state, result.best_move), info
 
     def close(self) -> None:

@@ -257,16 +257,21 @@ def _selfplay(run_dir: Path, state: LoopState, pool: Any, echo: Callable[[str], 
     echo(f"gen {g}: self-play {len(todo)} units, {positions} kept positions in {seconds:.1f} s")
 
 
-def _window(run_dir: Path, config: LoopConfig) -> list[Path]:
-    """The newest non-empty shards holding at least `window` samples in all."""
+def _shard_samples(path: Path) -> int:
+    """How many samples a shard holds (its meta, without loading the arrays)."""
     import numpy as np
 
+    with np.load(path, allow_pickle=False) as npz:
+        return int(json.loads(str(npz["meta"]))["samples"])
+
+
+def _window(run_dir: Path, config: LoopConfig) -> list[Path]:
+    """The newest non-empty shards holding at least `window` samples in all."""
     chosen: list[Path] = []
     total = 0
     for folder in sorted((run_dir / "selfplay").glob("gen-*"), reverse=True):
         for path in sorted(folder.glob("*.npz"), reverse=True):
-            with np.load(path, allow_pickle=False) as npz:
-                total += int(json.loads(str(npz["meta"]))["samples"])
+            total += _shard_samples(path)
             chosen.append(path)
         if total >= config.window:
             break
@@ -350,15 +355,11 @@ def _validate(config: LoopConfig, weights: Path) -> dict[str, dict[str, Any]]:
 
 def _selfplay_counts(run_dir: Path, generation: int) -> tuple[int, int]:
     """(games, kept positions) of a generation's self-play, from its files."""
-    import numpy as np
-
     games = positions = 0
     for path in (run_dir / "selfplay" / f"gen-{generation:04d}").glob("*.json"):
         games += len(json.loads(path.read_text()))
         shard = path.with_suffix(".npz")
-        if shard.is_file():
-            with np.load(shard, allow_pickle=False) as npz:
-                positions += int(json.loads(str(npz["meta"]))["samples"])
+        positions += _shard_samples(shard) if shard.is_file() else 0
     return games, positions
 
 

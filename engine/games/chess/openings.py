@@ -73,14 +73,11 @@ def read_suite(path: str) -> list[Opening]:
 
 
 class ChessOpenings(OpeningBook):
-    """Suites of positions (and moves after them); chess always plays from one."""
+    """Suites of positions (and moves after them); chess always plays from one, so it never
+    generates an opening."""
 
     def load(self, path: str | None, boards: Sequence[int], rule: str) -> list[Opening]:
         return builtin_suite() if path is None else read_suite(path)
-
-    def generate(self, seed: int, index: int, plies: int | None) -> Opening:
-        from engine.games.openings import pick_opening
-        return pick_opening(builtin_suite(), seed, index)
 
     def start(self, game: Any, opening: Opening) -> tuple[Any, list[Any]]:
         try:
