@@ -506,3 +506,70 @@ def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
     assert off.prover.vct_nodes == 0
     chess = build.make_searcher(get_game("chess"), PlayerOptions(player="mcts"))
     assert chess.prover is None                   # a game without a solver gets none
+
+
+# --- forced playouts and policy target pruning (KataGo) -----------------------------------
+
+class FavouriteEvaluator:
+    """Priors proportional to 1, 2, 3, ... over the legal moves; a move to the last cell (the
+    favourite) is worth +0.6 to its player and any other -0.2, so the search piles its visits
+    on the favourite and the others earn few."""
+
+    def evaluate(self, states):
+        out = []
+        for s in states:
+            n = len(s.legal_moves())
+            weights = np.arange(1, n + 1, dtype=np.float64)
+            favourite = s.last_move == s.game.width * s.game.height - 1
+            out.append(Evaluation(priors=weights / weights.sum(), value=-0.6 if favourite else 0.2))
+        return out
+
+
+def _forced_search(k: float, noise: bool = True):
+    state = gomoku(9).state_from_moves([40, 41, 30])
+    search = mcts(FavouriteEvaluator(), noise=noise, dirichlet_alpha=0.3, forced_playouts=k, leaves_per_batch=4)
+    result = search.search(state, Limits(nodes=400))
+    return search._roots[0], result
+
+
+def test_forced_playouts_give_every_visited_root_child_about_sqrt_k_p_n_visits():
+    root, _ = _forced_search(2.0)
+    visits, prior = root.visits, root.prior        # prior: the noised one the search used
+    total = visits.sum()
+    visited = np.flatnonzero(visits > 0)
+    assert len(visited) > 5
+    for a in visited:
+        assert visits[a] >= np.sqrt(2.0 * prior[a] * total) - 2.0, (a, visits[a], prior[a])
+    plain, _ = _forced_search(0.0)
+    top = lambda v: np.sort(v)[::-1]     # noqa: E731
+    # the same noise (same seed): forcing moves visits from the favourite to the others
+    assert top(visits)[0] < top(plain.visits)[0]
+    starved = [a for a in np.flatnonzero(plain.visits > 0)
+               if plain.visits[a] < np.sqrt(2.0 * plain.prior[a] * plain.visits.sum()) - 2.0]
+    assert starved, "without forcing some visited child stays below the forced count"
+
+
+def test_policy_target_pruning_takes_back_forced_playouts_only():
+    root, result = _forced_search(2.0)
+    raw = root.visits.astype(int)
+    target = np.asarray(result.visits)
+    best = int(np.argmax(raw))
+    assert target[best] == raw[best]
+    assert np.all(target <= raw) and target.sum() < raw.sum()
+    assert not np.any(target == 1)
+    # never more than the forced count is taken back from a child that keeps some
+    total = raw.sum()
+    kept = np.flatnonzero(target > 0)
+    assert np.all(raw[kept] - target[kept] <= np.ceil(np.sqrt(2.0 * root.prior[kept] * total)))
+
+
+def test_forced_playouts_do_nothing_without_root_noise():
+    root_forced, result_forced = _forced_search(2.0, noise=False)
+    root_plain, result_plain = _forced_search(0.0, noise=False)
+    assert result_forced.visits == result_plain.visits
+    np.testing.assert_array_equal(root_forced.visits, root_plain.visits)
+
+
+def test_forced_playouts_must_not_be_negative():
+    with pytest.raises(ValueError, match="forced_playouts"):
+        MCTSConfig(forced_playouts=-1.0)

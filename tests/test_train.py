@@ -10,6 +10,7 @@ import pytest
 import torch
 from click.testing import CliRunner
 
+from engine.evaluators import UniformEvaluator
 from engine.games import get_game
 from engine.games.gomoku import symmetry_permutations
 from engine.games.chess import codec as codec_chess
@@ -205,6 +206,32 @@ def test_selfplay_searches_like_the_played_mcts_but_for_its_own_settings(game_na
         assert full.config.fpu_reduction == 0.25
 
 
+def test_selfplay_forced_playouts_reach_only_the_full_search_and_prune_its_targets(monkeypatch):
+    """--forced-playouts: the kept (noised) searches force and prune, the fast ones do not,
+    and a pruned target is still a distribution over the legal moves."""
+    from engine.train.selfplay import selfplay_searchers
+    config = SelfPlayConfig(playouts=32, leaves_per_batch=4, full_search_share=0.5, fast_playouts=4,
+                            forced_playouts=2.0)
+    full, fast = selfplay_searchers(GOMOKU7.make(), UniformEvaluator(), config)
+    assert full.config.forced_playouts == 2.0 and full.config.noise
+    assert fast is not None and not fast.config.noise
+    pruned: list[int] = []
+    original = selfplay_module.MCTS._result
+
+    def counting(self, tree, elapsed):
+        result = original(self, tree, elapsed)
+        if self.config.noise and result.visits is not None and tree.root.visits.sum() > 0:
+            pruned.append(int(tree.root.visits.sum()) - sum(result.visits))
+        return result
+
+    monkeypatch.setattr(selfplay_module.MCTS, "_result", counting)
+    samples = selfplay_batch(GOMOKU7, None, 2, config, seed=3)
+    assert samples and all(abs(float(s.probs.sum()) - 1.0) < 1e-5 for s in samples)
+    assert min(pruned) >= 0 and max(pruned) > 0
+    with pytest.raises(ValueError, match="forced_playouts"):
+        SelfPlayConfig(forced_playouts=-0.5)
+
+
 def test_chess_selfplay_stops_at_the_ply_cap_with_a_draw(chess_net):
     samples = selfplay_batch(CHESS, chess_net, 2, SelfPlayConfig(playouts=8, max_plies=10), seed=1)
     assert len(samples) == 20 and {s.value for s in samples} == {0}
@@ -370,7 +397,8 @@ def test_cli_teacher_then_train_then_resume(tmp_path):
 
 def test_cli_selfplay_writes_a_shard_per_board(tmp_path, gomoku_net):
     result = CliRunner().invoke(main, ["selfplay", "--game", "gomoku", "--board", "7", "--weights", str(gomoku_net),
-                                       "--games", "2", "--nodes", "8", "--out", str(tmp_path / "sp")])
+                                       "--games", "2", "--nodes", "8", "--forced-playouts", "2",
+                                       "--out", str(tmp_path / "sp")])
     assert result.exit_code == 0, result.output
     assert len(read_shards([tmp_path / "sp"])) > 0
 

@@ -198,6 +198,9 @@ def selfplay_knobs(*, resign: float | None, resign_playthrough: float, full_shar
                      help="Playout-cap randomisation: share of moves searched fully and kept as samples."),
         click.option("--fast-nodes", type=click.IntRange(min=1), default=fast_nodes, show_default=True,
                      help="Playouts of a fast (not kept) search [nodes / 4]."),
+        click.option("--forced-playouts", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+                     help="KataGo's forced playouts and policy target pruning in the full searches: "
+                          "k (2 in KataGo; 0 = off)."),
     ]
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -241,7 +244,7 @@ rule_option = click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), defa
 def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
              out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
              resign: float | None, resign_playthrough: float, full_share: float, fast_nodes: int | None,
-             seed: int, workers: int, ray: str | None, threads: int, device: str, backend: str) -> None:
+             forced_playouts: float, seed: int, workers: int, ray: str | None, threads: int, device: str, backend: str) -> None:
     """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
     from engine.train.selfplay import SelfPlayConfig
 
@@ -249,7 +252,7 @@ def selfplay(game: str, board: str | None, rule: str, weights: str | None, games
     settings = SelfPlayConfig(playouts=nodes, leaves_per_batch=leaves, temperature_plies=temp_plies,
                               max_plies=max_plies, resign_value=resign, device=device, backend=backend,
                               threads=threads, full_search_share=full_share, fast_playouts=fast_nodes,
-                              resign_playthrough=resign_playthrough)
+                              resign_playthrough=resign_playthrough, forced_playouts=forced_playouts)
     generate_shards("selfplay", specs, games, lockstep, seed, out, settings, weights, workers, ray=ray)
 
 

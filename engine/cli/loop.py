@@ -69,7 +69,7 @@ __all__ = ["loop"]
 @click.option("--seed", type=int, default=0, show_default=True)
 def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int, net: str, init: str | None,
          games: int, lockstep: int, nodes: int, fast_nodes: int, full_share: float, temp_plies: int,
-         resign: float, resign_playthrough: float, steps: int, batch_size: int, lr: float, window: int,
+         resign: float, resign_playthrough: float, forced_playouts: float, steps: int, batch_size: int, lr: float, window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
          alphabeta_depth: int, workers: int | None, ray: str | None, inference: bool, device: str,
          data: tuple[str, ...], holdout: tuple[str, ...], int8: bool, train_threads: int, seed: int) -> None:
@@ -94,7 +94,8 @@ def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int
             specs=tuple(specs), net=net, init=init, generations=generations, games=games, lockstep=lockstep,
             selfplay=SelfPlayConfig(playouts=nodes, temperature_plies=temp_plies, full_search_share=full_share,
                                     fast_playouts=fast_nodes, resign_value=resign,
-                                    resign_playthrough=resign_playthrough, device=device),
+                                    resign_playthrough=resign_playthrough, forced_playouts=forced_playouts,
+                                    device=device),
             # each generation fine-tunes the best network: warm up, then a cosine decay to the floor
             steps=steps, train=TrainConfig(batch_size=batch_size, lr=lr, warmup_steps=min(100, steps // 5),
                                            decay_steps=steps - min(100, steps // 5),

@@ -69,6 +69,10 @@ class MCTSConfig:
     default_nodes: playouts per search when the limits name no node or time budget.
     max_tree_nodes: stop growing (end the search, or idle until stop when infinite) once the
     tree holds about this many nodes, reused ones included (~4 KB each); None = no cap.
+    forced_playouts: KataGo's k for self-play (only with root noise; 0 = off): a visited root
+    child with fewer than sqrt(k P N) visits is searched next, so noise-raised moves get a fair
+    look, and the result's visits are then the pruned policy target (`pruned_visits`: the
+    forced playouts a child did not earn are taken back, so the network does not learn them).
     """
     c_base: float = 19652.0
     c_init: float = 1.25
@@ -86,10 +90,13 @@ class MCTSConfig:
     formula: str = "puct"
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
+    forced_playouts: float = 0.0
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
             raise ValueError("leaves_per_batch must be >= 1")
+        if not self.forced_playouts >= 0.0:
+            raise ValueError("forced_playouts must be >= 0")
         if not self.policy_temperature > 0.0:
             raise ValueError("policy_temperature must be > 0")
         if self.formula not in ("puct", "ucb1"):
@@ -325,12 +332,13 @@ class MCTS:
         evaluate them in one call, back everything up.  Returns the positions evaluated."""
         k = batch or self.config.leaves_per_batch
         vl = self.config.virtual_loss
+        forcing = self.config.forced_playouts if self.config.noise else 0.0
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
         for tree in trees:
             budget = k if node_limit is None else min(k, node_limit - tree.playouts)
             for _ in range(budget):
-                path, leaf = self._descend(tree, vl)
+                path, leaf = self._descend(tree, vl, forced_child_mask(tree, forcing) if forcing else None)
                 if leaf is None:                       # collided with a pending leaf: dropped
                     for node, a in path:
                         node.update(a, -vl, vl)
@@ -344,16 +352,19 @@ class MCTS:
             tree.record(self._backup(path, leaf, vl))
         return evaluated
 
-    def _descend(self, tree: Tree, vl: float) -> tuple[list[tuple[Node, int]], Node | None]:
-        """Select from the root to a leaf, adding a virtual loss on each edge taken.
+    def _descend(self, tree: Tree, vl: float,
+                 root_mask: np.ndarray | None = None) -> tuple[list[tuple[Node, int]], Node | None]:
+        """Select from the root to a leaf, adding a virtual loss on each edge taken; the
+        root chooses among `root_mask`'s moves (default the tree's: searchmoves).
 
         Returns (path, leaf); leaf is None when the path ran into a leaf that already
         waits for evaluation in this batch.
         """
         cfg = self.config
         puct = cfg.formula == "puct"
+        root_mask = tree.root_mask if root_mask is None else root_mask
         if puct and tree_kernel is not None:
-            steps, stop_node, a = tree_kernel.descend(tree.root, tree.root_mask, cfg.c_base, cfg.c_init,
+            steps, stop_node, a = tree_kernel.descend(tree.root, root_mask, cfg.c_base, cfg.c_init,
                                                       cfg.fpu_reduction, vl)
             if a >= 0:          # the new leaf: stop_node's child a
                 return steps, stop_node.new_child(a)
@@ -361,7 +372,7 @@ class MCTS:
         node = tree.root
         path: list[tuple[Node, int]] = []
         c_base, c_init, fpu_reduction = cfg.c_base, cfg.c_init, cfg.fpu_reduction
-        root, root_mask = tree.root, tree.root_mask
+        root = tree.root
         while node.solved is None or (node is root and root_mask is not None):
             if node.moves is None:
                 return (path, None) if node.pending else (path, node)
@@ -495,8 +506,52 @@ class MCTS:
         visits = tuple(int(v) for v in root.visits)
         if not any(visits):        # proven before any playout: the proven move is the target
             visits = tuple(int(j == a) for j in range(len(visits)))
+        elif self.config.noise and self.config.forced_playouts > 0.0:
+            visits = pruned_visits(root, a, self.config)
         return SearchResult(best_move=move, value=info.value, info=info,
                             ponder_move=pv[1] if len(pv) > 1 else None, visits=visits)
+
+
+def forced_child_mask(tree: Tree, k: float) -> np.ndarray | None:
+    """The root move that forced playouts (KataGo) search next, as a one-move root mask: of
+    the visited, unproven children allowed at the root, the one furthest below sqrt(k P N)
+    visits (P the noised prior, N the root's child visits); None when none is below."""
+    root = tree.root
+    if root.solved is not None or not root.edges or root.moves is None:
+        return None
+    total, allowed, proven = root.child_visits, tree.root_mask, root.proven
+    pick, widest = -1, 0.0
+    for a, (n, _, p) in root.edges.items():
+        gap = math.sqrt(k * p * total) - n
+        if (gap > widest and n >= 1.0 and (allowed is None or allowed[a])
+                and (proven is None or math.isnan(proven[a]))):
+            pick, widest = a, gap
+    if pick < 0:
+        return None
+    mask = np.zeros(len(root.moves), dtype=bool)
+    mask[pick] = True
+    return mask
+
+
+def pruned_visits(root: Node, best: int, config: MCTSConfig) -> tuple[int, ...]:
+    """The root's visits as a policy target with the forced playouts taken back (KataGo's
+    policy target pruning): every child but `best` loses up to sqrt(k P N) visits, as many as
+    leave its PUCT score no higher than best's; a child left with one visit drops to zero."""
+    visits = root.visits.astype(np.float64)
+    q, prior = root.q.astype(np.float64), root.prior.astype(np.float64)
+    total = float(visits.sum())
+    scale = (math.log((1.0 + total + config.c_base) / config.c_base) + config.c_init) * math.sqrt(total)
+    bound = q[best] + scale * prior[best] / (1.0 + visits[best])
+    out = visits.copy()
+    for a in np.flatnonzero(visits > 0):
+        gap = bound - q[a]
+        if a == best or gap <= 0.0:
+            continue
+        floor = visits[a] - math.sqrt(config.forced_playouts * prior[a] * total)
+        out[a] = min(visits[a], max(floor, math.ceil(scale * prior[a] / gap - 1.0)))
+        if out[a] <= 1.0:
+            out[a] = 0.0
+    return tuple(int(math.ceil(v)) for v in out)
 
 
 TACTICS_SHARE = 0.25   # of a timed search's soft budget, at most, for the root tactics scan

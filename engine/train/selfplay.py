@@ -15,6 +15,9 @@ the move played is sampled from visits^(1/T) with T = 1 for the first
 always played).  Values are filled in from each game's final outcome.  Chess games
 stop at `max_plies` as a draw; resignation is off unless `resign_value` is set.
 
+Forced playouts (KataGo, `forced_playouts` k > 0): the full searches give every visited
+root child at least about sqrt(k P N) visits, and the policy target is the visits with
+those forced playouts pruned back where they did not earn them (MCTS.pruned_visits).
 Playout-cap randomisation (KataGo): with `full_search_share` < 1 each move is searched
 fully (root noise, `playouts`) with that probability and kept as a sample; the other
 moves get a fast search (`fast_playouts`, no noise) and are not kept.  Resignation
@@ -51,7 +54,8 @@ class SelfPlayConfig:
     the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's.
     full_search_share / fast_playouts: playout-cap randomisation (1.0 = every move full;
     fast_playouts None = playouts // 4).  resign_playthrough: share of games that never
-    resign, to measure false resignations."""
+    resign, to measure false resignations.  forced_playouts: KataGo's k for the full searches
+    (forced playouts and policy target pruning, MCTSConfig.forced_playouts; 0 = off)."""
     playouts: int = 200
     leaves_per_batch: int = 8
     temperature_plies: int = 8
@@ -67,6 +71,7 @@ class SelfPlayConfig:
     full_search_share: float = 1.0
     fast_playouts: int | None = None
     resign_playthrough: float = 0.0
+    forced_playouts: float = 0.0
 
     def __post_init__(self) -> None:
         if self.playouts < 1 or self.leaves_per_batch < 1 or self.temperature_plies < 0:
@@ -75,6 +80,8 @@ class SelfPlayConfig:
             raise ValueError("full_search_share must be in (0, 1] and resign_playthrough in [0, 1]")
         if self.fast_playouts is not None and self.fast_playouts < 1:
             raise ValueError("fast_playouts must be >= 1")
+        if not self.forced_playouts >= 0.0:
+            raise ValueError("forced_playouts must be >= 0")
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -157,7 +164,7 @@ def selfplay_searchers(game: Any, evaluator: Any, config: SelfPlayConfig) -> tup
     evaluator = with_game_knowledge(game, evaluator)
     full = MCTS(evaluator, replace(played, noise=True, dirichlet_alpha=config.dirichlet_alpha,
                                    dirichlet_epsilon=config.dirichlet_epsilon, temperature=0.0,
-                                   default_nodes=config.playouts), prover=mcts_prover(game, options))
+                                   default_nodes=config.playouts, forced_playouts=config.forced_playouts), prover=mcts_prover(game, options))
     fast = (MCTS(evaluator, replace(played, temperature=0.0), prover=mcts_prover(game, options))
             if config.full_search_share < 1.0 else None)
     return full, fast
