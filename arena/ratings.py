@@ -13,7 +13,11 @@ same way (their ratings are then meaningless, and marked so).
 Intervals: 95 % = 1.96 standard errors from the inverse Fisher information (the
 negative Hessian at the optimum, anchor removed).  They shrink like 1/sqrt(games).
 For a two-engine match, `match_lines` uses cutechess's formula instead (empirical
-variance of the per-game score, so draws narrow it).
+variance of the per-game score, so draws narrow it), and, where the games came in
+opening pairs (colours swapped), fastchess's pentanomial one as well: the variance of
+the per-pair score.  A biased opening (gomoku's first-move edge) makes many pairs 1-1,
+which the per-game figure counts as two noisy results and the per-pair one as one sure
+draw, so the pair interval is the honest (narrower) one for paired matches.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["GameResult", "PlayerRating", "Ratings", "elo_from_score", "score_from_elo", "los",
-           "compute_ratings", "match_summary", "match_lines", "MatchSummary", "NATURAL"]
+           "compute_ratings", "match_summary", "match_lines", "MatchSummary", "NATURAL", "pentanomial"]
 
 NATURAL = 400.0 / math.log(10.0)  # Elo points per natural-logit unit
 Z95 = 1.959963984540054
@@ -52,11 +56,13 @@ def los(wins: float, losses: float) -> float:
 
 @dataclass(frozen=True)
 class GameResult:
-    """One finished game: score of `first` (the player who moved first) in {1, 0.5, 0}."""
+    """One finished game: score of `first` (the player who moved first) in {1, 0.5, 0}.
+    pair: which opening pair it belongs to (tournament, pair index), None when unknown."""
     first: str
     second: str
     score: float
     board: str = ""
+    pair: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -216,14 +222,42 @@ def _reaches(games: np.ndarray, start: int, goal: int) -> bool:
     return False
 
 
+def _score_interval(score: float, var: float, n: int) -> tuple[float, float]:
+    """(Elo, 95 % half-width) of a mean score over n results with variance var."""
+    if score in (0.0, 1.0):
+        return elo_from_score(score), math.inf
+    dev = Z95 * math.sqrt(var / n)
+    lo, hi = max(score - dev, 1e-9), min(score + dev, 1 - 1e-9)
+    return elo_from_score(score), (elo_from_score(hi) - elo_from_score(lo)) / 2
+
+
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def pentanomial(results: Iterable[GameResult], a: str, b: str) -> tuple[int, int, int, int, int]:
+    """counts[k]: opening pairs of a against b (both games played, colours swapped) in which a
+    scored k/2 points; games without a known pair, or whose partner is missing, count nowhere."""
+    by_pair: dict[tuple, list[float]] = {}
+    for g in results:
+        if g.pair is not None and {g.first, g.second} == {a, b}:
+            by_pair.setdefault((g.board, *g.pair), []).append(g.score if g.first == a else 1.0 - g.score)
+    counts = [0] * 5
+    for scores in by_pair.values():
+        if len(scores) == 2:
+            counts[int(round(2 * sum(scores)))] += 1
+    return counts[0], counts[1], counts[2], counts[3], counts[4]
+
+
 @dataclass(frozen=True)
 class MatchSummary:
-    """A two-engine match from A's point of view, cutechess style."""
+    """A two-engine match from A's point of view, cutechess style; `pairs` is the
+    pentanomial count (pentanomial()), all zero when the games were not paired."""
     a: str
     b: str
     wins: int
     losses: int
     draws: int
+    pairs: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
 
     @property
     def games(self) -> int:
@@ -238,29 +272,47 @@ class MatchSummary:
         n, s = self.games, self.score
         if n == 0:
             return 0.0, math.inf
-        if s in (0.0, 1.0):
-            return elo_from_score(s), math.inf
         var = (self.wins * (1 - s) ** 2 + self.losses * s ** 2 + self.draws * (0.5 - s) ** 2) / n
-        dev = Z95 * math.sqrt(var / n)
-        lo, hi = max(s - dev, 1e-9), min(s + dev, 1 - 1e-9)
-        return elo_from_score(s), (elo_from_score(hi) - elo_from_score(lo)) / 2
+        return _score_interval(s, var, n)
+
+    def pair_stats(self) -> tuple[float, float, float] | None:
+        """(Elo, 95 % half-width, LOS) from the opening pairs' scores (their empirical
+        variance; LOS the normal approximation of P(A stronger)); None with no pair."""
+        n = sum(self.pairs)
+        if n == 0:
+            return None
+        mean = sum(c * v for c, v in zip(self.pairs, PAIR_SCORES)) / n
+        var = sum(c * (v - mean) ** 2 for c, v in zip(self.pairs, PAIR_SCORES)) / n
+        elo, err = _score_interval(mean, var, n)
+        if var == 0.0:
+            superiority = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+        else:
+            superiority = 0.5 * (1.0 + math.erf((mean - 0.5) / math.sqrt(2.0 * var / n)))
+        return elo, err, superiority
 
     def lines(self) -> list[str]:
         diff, err = self.elo()
-        return [f"Score of {self.a} vs {self.b}: {self.wins} - {self.losses} - {self.draws}  "
-                f"[{self.score:.3f}] {self.games}",
-                f"Elo difference: {diff:.1f} +/- {err:.1f}, LOS: {100 * los(self.wins, self.losses):.1f} %, "
-                f"DrawRatio: {100 * self.draws / max(1, self.games):.1f} %"]
+        out = [f"Score of {self.a} vs {self.b}: {self.wins} - {self.losses} - {self.draws}  "
+               f"[{self.score:.3f}] {self.games}",
+               f"Elo difference: {diff:.1f} +/- {err:.1f}, LOS: {100 * los(self.wins, self.losses):.1f} %, "
+               f"DrawRatio: {100 * self.draws / max(1, self.games):.1f} %"]
+        paired = self.pair_stats()
+        if paired is not None:
+            elo, half, superiority = paired
+            out.append(f"Ptnml(0-2): [{', '.join(map(str, self.pairs))}], pairs: Elo {elo:.1f} +/- {half:.1f}, "
+                       f"LOS: {100 * superiority:.1f} %")
+        return out
 
 
 def match_summary(results: Iterable[GameResult], a: str, b: str) -> MatchSummary:
+    results = list(results)
     w = l = d = 0
     for g in results:
         if {g.first, g.second} != {a, b}:
             continue
         s = g.score if g.first == a else 1.0 - g.score
         w, l, d = (w + 1, l, d) if s == 1.0 else (w, l + 1, d) if s == 0.0 else (w, l, d + 1)
-    return MatchSummary(a, b, w, l, d)
+    return MatchSummary(a, b, w, l, d, pentanomial(results, a, b))
 
 
 def match_lines(results: Iterable[GameResult], a: str, b: str) -> list[str]:

@@ -19,7 +19,7 @@ import click
 from arena.config import EngineSpec, TournamentConfig
 from arena.engines import EnginePool
 from arena.openings import Opening, opening_for, suite_for
-from arena.ratings import GameResult, match_summary
+from arena.ratings import GameResult, match_summary, pentanomial
 from arena.records import GameJob, GameRecord
 from arena.referee import play_game
 from arena.sprt import SprtStatus, llr_pentanomial, llr_trinomial, sprt_status
@@ -66,15 +66,8 @@ def sprt_from_records(records: Sequence[GameRecord], a: str, b: str, config: Tou
     spec = config.sprt
     if spec is None:
         return None
-    results = [GameResult(r.first, r.second, r.score, r.board) for r in records]
-    by_pair: dict[tuple[str, int], list[float]] = {}
-    for r in records:
-        if {r.first, r.second} == {a, b}:
-            by_pair.setdefault((r.board, r.pair), []).append(r.score if r.first == a else 1 - r.score)
-    counts = [0] * 5
-    for scores in by_pair.values():
-        if len(scores) == 2:
-            counts[int(round(2 * sum(scores)))] += 1
+    results = [GameResult(r.first, r.second, r.score, r.board, (0, r.pair)) for r in records]
+    counts = pentanomial(results, a, b)
     if sum(counts):
         llr = llr_pentanomial(counts, spec.elo0, spec.elo1)
     else:

@@ -142,8 +142,10 @@ class Store:
         return out
 
     def results(self) -> list[GameResult]:
-        return [GameResult(first, second, score, board) for first, second, score, board in
-                self.conn.execute("SELECT first, second, score, board FROM games ORDER BY tournament, seq")]
+        return [GameResult(first, second, score, board, (tournament, pair))
+                for first, second, score, board, tournament, pair in
+                self.conn.execute("SELECT first, second, score, board, tournament, pair FROM games "
+                                  "ORDER BY tournament, seq")]
 
     def players(self) -> list[str]:
         """Player names in the order they were declared (the first is the default anchor)."""

@@ -95,6 +95,52 @@ def test_match_lines_look_like_cutechess():
     assert lines[1].endswith("DrawRatio: 20.0 %")
 
 
+def paired(a: str, b: str, pair_points: list[float], board: str = "15x15") -> list[GameResult]:
+    """Opening pairs of a vs b: pair k's two games (a first, then b first) score pair_points[k]
+    for a in all; a split pair is won by whoever moved first (a biased opening)."""
+    out = []
+    for k, points in enumerate(pair_points):
+        first_game = {2.0: 1.0, 1.5: 1.0, 1.0: 1.0, 0.5: 0.5, 0.0: 0.0}[points]
+        second_game = points - first_game                     # a's score moving second
+        out.append(GameResult(a, b, first_game, board, (1, k)))
+        out.append(GameResult(b, a, 1.0 - second_game, board, (1, k)))
+    return out
+
+
+def test_pentanomial_counts_whole_pairs_of_the_two_engines_only():
+    results = paired("A", "B", [2.0, 1.0, 1.0, 0.5, 0.0, 1.5])
+    results += [GameResult("A", "B", 1.0, "15x15", (1, 99))]           # its partner never finished
+    results += [GameResult("A", "B", 1.0, "15x15", None)] * 3          # unpaired games
+    results += paired("A", "C", [2.0, 2.0])                            # another opponent
+    summary = match_summary(results, "A", "B")
+    assert summary.pairs == (1, 1, 2, 1, 1)
+    assert (summary.wins, summary.losses, summary.draws) == (9, 5, 2)
+    assert match_summary(results, "B", "A").pairs == (1, 1, 2, 1, 1)[::-1]
+
+
+def test_split_pairs_narrow_the_pair_interval_below_the_game_one():
+    """A biased opening: every pair splits 1-1 but for a 2-0 edge in some.  Per game the
+    score looks noisy (all decisive), per pair it is mostly sure draws."""
+    results = paired("A", "B", [1.0] * 80 + [2.0] * 12 + [0.0] * 8)
+    summary = match_summary(results, "A", "B")
+    game_elo, game_err = summary.elo()
+    stats = summary.pair_stats()
+    assert stats is not None
+    pair_elo, pair_err, superiority = stats
+    assert pair_elo == pytest.approx(game_elo) and pair_elo > 0
+    assert pair_err < 0.8 * game_err
+    assert superiority > los(summary.wins, summary.losses)
+    line = match_lines(results, "A", "B")[2]
+    assert line.startswith("Ptnml(0-2): [8, 0, 80, 0, 12], pairs: Elo ") and line.endswith(" %")
+
+
+def test_unpaired_matches_print_no_pentanomial_line():
+    summary = match_summary(games("A", "B", 5, 5), "A", "B")
+    assert summary.pair_stats() is None and len(summary.lines()) == 2
+    all_draws = match_summary(paired("A", "B", [1.0] * 4), "A", "B").pair_stats()
+    assert all_draws == (0.0, 0.0, 0.5)
+
+
 def test_first_player_score_and_crosstable():
     results = [GameResult("A", "B", 1.0), GameResult("B", "A", 1.0), GameResult("A", "B", 0.5)]
     ratings = compute_ratings(results)
