@@ -62,6 +62,20 @@ def test_a_tiny_loop_iteration_trains_gates_and_promotes(tmp_path):
     assert any(line.startswith("gen 1: trained 4 steps") for line in lines)
 
 
+def test_the_reply_weight_gives_the_loops_candidates_a_reply_head_that_play_never_sees(tmp_path):
+    from dataclasses import replace
+
+    from engine.nn.checkpoint import read_meta
+    config = tiny_config(train=replace(tiny_config().train, reply_weight=0.15))
+    with LocalPool(1) as pool:
+        state = run_loop(tmp_path, config, FakeArbiter(), pool, echo=lambda line: None)
+    assert state.best == "nets/gen-0001.pt"
+    assert read_meta(tmp_path / "nets" / "gen-0001.pt")["config"]["reply_head"] is True
+    assert read_meta(tmp_path / "nets" / "gen-0000.pt")["config"].get("reply_head") is False
+    assert (tmp_path / "nets" / "gen-0001.int8.onnx").is_file()
+    assert load_state(tmp_path).config.train.reply_weight == 0.15
+
+
 def test_teacher_data_joins_the_window_and_every_generation_is_validated_on_held_out_shards(tmp_path):
     from engine.train.samples import write_shard
 

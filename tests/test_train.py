@@ -438,3 +438,122 @@ def test_a_version_one_gomoku_shard_reads_with_the_new_planes_zero(tmp_path):
     np.savez(tmp_path / "bad.npz", **arrays)
     with pytest.raises(ShardError, match="codec version 1"):
         read_shards([tmp_path / "bad.npz"])
+
+
+# --- the opponent-reply auxiliary head (KataGo) -----------------------------------------------
+
+def _games(samples):
+    by_game: dict[int, list] = {}
+    for s in samples:
+        by_game.setdefault(s.game, []).append(s)
+    return [sorted(g, key=lambda s: s.ply) for g in by_game.values()]
+
+
+@pytest.mark.parametrize("source", ["selfplay", "teacher"])
+def test_every_sample_knows_the_opponents_answer(source):
+    """reply = the move played one ply later: legal in the next position, occupied in the one
+    after; -1 at the game's last position (its mover ended the game)."""
+    if source == "selfplay":
+        samples = selfplay_batch(GOMOKU7, None, 3, SelfPlayConfig(playouts=8, leaves_per_batch=4), seed=5)
+    else:
+        samples = teacher_batch(GOMOKU9, 2, TeacherConfig(depth=1), seed=1)
+    for game in _games(samples):
+        assert [s.ply for s in game] == list(range(game[0].ply, game[0].ply + len(game)))
+        assert game[-1].reply == -1 and all(s.reply >= 0 for s in game[:-1])
+        for now, after, later in zip(game, game[1:], game[2:]):
+            assert now.reply in set(after.moves.tolist())
+            assert now.reply not in set(later.moves.tolist())
+
+
+def test_replies_survive_shards_and_old_shards_read_as_none(tmp_path, teacher_shard):
+    samples = teacher_batch(GOMOKU9, 1, TeacherConfig(depth=1), seed=2)
+    path = write_shard(tmp_path / "r.npz", samples, GOMOKU9)
+    dataset = read_shards([path])
+    assert dataset.buckets[0].reply.tolist() == [s.reply for s in samples]
+    with np.load(path, allow_pickle=False) as npz:          # a shard written before replies
+        old = {name: npz[name] for name in npz.files if name != "reply"}
+    np.savez_compressed(tmp_path / "old.npz", **old)
+    assert set(read_shards([tmp_path / "old.npz"]).buckets[0].reply.tolist()) == {-1}
+
+
+def test_a_symmetry_moves_the_reply_with_the_target(tmp_path):
+    from dataclasses import replace as changed
+    game = get_game("gomoku", width=9, height=9)
+    states = [game.state_from_moves([10, 11, 12]), game.state_from_moves([40]), game.state_from_moves([0, 80])]
+    samples = []
+    for i, state in enumerate(states):
+        policy = np.zeros(len(state.legal_moves()))
+        policy[i] = 1.0                                      # the target: one cell; the reply: the same cell
+        sample = make_sample(state, policy, game_index=i)
+        samples.append(changed(sample, reply=int(sample.moves[i])))
+    dataset = read_shards([write_shard(tmp_path / "s.npz", with_outcome(samples, _win(0)), GOMOKU9)])
+    batch = sample_batch(dataset, 64, np.random.default_rng(3), augment=True)
+    assert batch.reply is not None
+    assert np.array_equal(batch.target.argmax(axis=1), batch.reply)
+    assert len(set(batch.reply.tolist())) > 3               # the symmetries did move them
+
+
+def test_a_reply_head_changes_nothing_the_player_sees():
+    from engine.nn.model import with_reply_head
+    torch.manual_seed(0)
+    model = build_model("res2x32", "gomoku").eval()
+    headed = with_reply_head(model).eval()
+    planes = torch.from_numpy(codec_gomoku.encode([get_game("gomoku", width=9).state_from_moves([40, 41])]))
+    for before, after in zip(model(planes), headed(planes)):
+        assert torch.equal(before, after)
+    policy, wdl, reply = headed(planes, reply=True)
+    assert reply.shape == policy.shape == (1, 9, 9)
+    assert headed.config.reply_head and not model.config.reply_head
+    from dataclasses import replace as changed
+
+    from engine.nn.spec import parse_net
+    with pytest.raises(ValueError, match="gomoku's only"):
+        build_model(changed(parse_net("res1x16", "chess"), reply_head=True))
+
+
+def test_training_with_the_reply_weight_learns_the_answers_and_ships_without_them(tmp_path, teacher_shard):
+    from engine.nn.onnx_backend import export_sidecar
+    torch.manual_seed(0)
+    dataset = read_shards([teacher_shard])
+    batch = sample_batch(dataset, 0, np.random.default_rng(0), augment=False,
+                         indices=np.arange(min(24, len(dataset))))
+    from engine.nn.model import with_reply_head
+    model = with_reply_head(build_model("res2x32", "gomoku")).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    first = batch_losses(model, "gomoku", batch, reply_weight=0.15)[3].item()
+    for _ in range(60):
+        loss = batch_losses(model, "gomoku", batch, reply_weight=0.15)
+        optimizer.zero_grad()
+        loss[0].backward()
+        optimizer.step()
+    assert first > 0 and loss[3].item() < 0.5 * first
+    assert batch_losses(model, "gomoku", batch)[3].item() == 0.0      # off: not computed
+
+    run = tmp_path / "run"
+    result = CliRunner().invoke(main, ["train", "--game", "gomoku", "--data", str(teacher_shard), "--steps", "4",
+                                       "--run", str(run), "--init", str(_small_net(tmp_path)), "--reply-weight",
+                                       "0.15", "--log-every", "2", "--no-progress", "--no-plot", "--device", "cpu"])
+    assert result.exit_code == 0, result.output
+    assert "reply " in result.output
+    trained, meta = load_checkpoint(run / "latest.pt")
+    assert meta["config"]["reply_head"] is True and trained.config.reply_head
+    assert export_sidecar(run / "latest.pt").is_file()
+    evaluator = NetworkEvaluator(str(run / "latest.pt"), backend="onnx")
+    state = get_game("gomoku", width=9).state_from_moves([40])
+    assert len(evaluator.evaluate([state])[0].priors) == len(state.legal_moves())
+
+
+def _small_net(tmp_path: Path) -> Path:
+    path = tmp_path / "small.pt"
+    if not path.is_file():
+        create_random_checkpoint(path, "gomoku", "res1x16", seed=4)
+    return path
+
+
+def test_the_reply_weight_is_refused_for_chess_in_one_line(tmp_path, chess_net):
+    shard = tmp_path / "chess.npz"
+    write_shard(shard, selfplay_batch(CHESS, chess_net, 1, SelfPlayConfig(playouts=4, max_plies=4), seed=1), CHESS)
+    result = CliRunner().invoke(main, ["train", "--game", "chess", "--data", str(shard), "--steps", "1",
+                                       "--run", str(tmp_path / "run"), "--reply-weight", "0.1", "--no-progress"])
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert result.exit_code == 1 and len(errors) == 1 and "gomoku's only" in errors[0], result.output

@@ -40,7 +40,7 @@ def test_validation_metrics_agree_with_the_training_losses_and_a_direct_count(sh
     batch = sample_batch(dataset, 0, np.random.default_rng(0), augment=False, indices=indices, bucket=bucket)
     model.eval()
     with torch.no_grad():
-        _, policy, value = batch_losses(model, "gomoku", batch, value_blend=0.5)
+        _, policy, value, _ = batch_losses(model, "gomoku", batch, value_blend=0.5)
         logits, wdl_logits = model(torch.from_numpy(batch.planes))
     assert metrics["policy_ce"] == pytest.approx(float(policy), rel=1e-4)
     assert metrics["value_ce"] == pytest.approx(float(value), rel=1e-4)
@@ -81,8 +81,8 @@ def test_value_blend_changes_the_value_loss_only(shards):
     from engine.nn.spec import parse_net
     model = build_model(parse_net("res1x16", "gomoku")).eval()
     with torch.no_grad():
-        _, policy0, value0 = batch_losses(model, "gomoku", batch, value_blend=0.0)
-        _, policy1, value1 = batch_losses(model, "gomoku", batch, value_blend=1.0)
+        _, policy0, value0, _ = batch_losses(model, "gomoku", batch, value_blend=0.0)
+        _, policy1, value1, _ = batch_losses(model, "gomoku", batch, value_blend=1.0)
     assert float(policy0) == pytest.approx(float(policy1))
     assert float(value0) != pytest.approx(float(value1))
 

@@ -12,7 +12,7 @@ from engine.games.gomoku import RULES as GOMOKU_RULES
 from engine.players import PLAYER_OPTIONS, OptionSpec, PlayerOptions
 
 __all__ = ["main", "player_options", "board_specs", "generate_shards", "game_option", "board_option",
-           "rule_option", "selfplay_knobs"]
+           "rule_option", "selfplay_knobs", "reply_weight_option"]
 
 
 def _click_type(spec: OptionSpec) -> Any:
@@ -210,6 +210,10 @@ def selfplay_knobs(*, resign: float | None, resign_playthrough: float, full_shar
     return decorate
 
 
+reply_weight_option = click.option(
+    "--reply-weight", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+    help="Weight of the opponent-reply auxiliary loss (KataGo: 0.15; 0 = off). Gomoku: the network "
+         "gets a reply head if it has none; play never computes it.")
 game_option = click.option("--game", type=click.Choice(["chess", "gomoku"]), required=True)
 board_option = click.option("--board", default=None,
                              help="Gomoku boards, comma-separated: 9,15 or 12x10 (default 15).")
@@ -308,6 +312,7 @@ def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games:
               help="Held-out positions measured per checkpoint.")
 @click.option("--plot/--no-plot", default=True, show_default=True,
               help="Redraw <run>/training.png at every checkpoint (needs matplotlib).")
+@reply_weight_option
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
@@ -316,8 +321,8 @@ def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games:
 def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir: str, resume: bool,
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
           decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
-          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, progress: bool,
-          seed: int, device: str, threads: int | None, notes: str) -> None:
+          value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, reply_weight: float,
+          progress: bool, seed: int, device: str, threads: int | None, notes: str) -> None:
     """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
     training.png and a resumable state go to --run."""
     from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
@@ -329,7 +334,7 @@ def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir
                              value_blend=DEFAULT_VALUE_BLEND if value_blend is None else value_blend,
                              val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
-                             device=device, threads=threads)
+                             device=device, threads=threads, reply_weight=reply_weight)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
                               expect_game=game, notes=notes, on_log=lambda e: click.echo(log_line(e)),
                               show_progress=progress)
@@ -347,8 +352,9 @@ def log_line(entry: dict) -> str:
                 f"{entry['value_mse']:.4f} (vs result {entry['value_mse_result']:.4f}), sign {sign}")
     if entry.get("kind") == "note":
         return f"step {entry['step']}: {entry['text']}"
+    reply = f", reply {entry['reply']:.4f}" if "reply" in entry else ""
     return (f"step {entry['step']}: loss {entry['loss']:.4f} (policy {entry['policy']:.4f}, "
-            f"value {entry['value']:.4f}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
+            f"value {entry['value']:.4f}{reply}) lr {entry['lr']:.2e}, {entry['steps_per_s']:.2f} steps/s")
 
 
 @main.command()

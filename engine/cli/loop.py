@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from engine.cli.commands import selfplay_knobs
+from engine.cli.commands import reply_weight_option, selfplay_knobs
 from engine.games.gomoku import RULES as GOMOKU_RULES
 
 __all__ = ["loop"]
@@ -64,6 +64,7 @@ __all__ = ["loop"]
 @click.option("--int8/--no-int8", default=True, show_default=True,
               help="On the CPU, self-play and the gate search with each network's int8 export, as the "
                    "shipped players do.")
+@reply_weight_option
 @click.option("--train-threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="Torch threads while training (the phase runs alone: up to the cores).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -72,7 +73,8 @@ def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int
          resign: float, resign_playthrough: float, forced_playouts: float, steps: int, batch_size: int, lr: float, window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
          alphabeta_depth: int, workers: int | None, ray: str | None, inference: bool, device: str,
-         data: tuple[str, ...], holdout: tuple[str, ...], int8: bool, train_threads: int, seed: int) -> None:
+         data: tuple[str, ...], holdout: tuple[str, ...], int8: bool, reply_weight: float, train_threads: int,
+         seed: int) -> None:
     """Self-play, train, gate and promote, generation after generation (resumable)."""
     from pathlib import Path
 
@@ -100,7 +102,8 @@ def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int
             steps=steps, train=TrainConfig(batch_size=batch_size, lr=lr, warmup_steps=min(100, steps // 5),
                                            decay_steps=steps - min(100, steps // 5),
                                            checkpoint_every=max(1, steps // 2), log_every=max(1, steps // 4),
-                                           seed=seed, device=device, threads=train_threads),
+                                           seed=seed, device=device, threads=train_threads,
+                                           reply_weight=reply_weight),
             window=window, gate_games=gate_games, gate_nodes=gate_nodes, threshold=threshold,
             always_promote=always_promote, alphabeta_games=alphabeta_games, alphabeta_depth=alphabeta_depth,
             inference=inference, seed=seed, data=tuple(data), holdout=tuple(holdout), int8=int8)

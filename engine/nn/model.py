@@ -14,6 +14,11 @@ logit(f, t) = <q_f, k_t> / sqrt(d) for the 64 squares, plus a linear map of the
 from-square's features to the 9 under-promotion slots.  The factoring is exact: any
 legal move has its own (from, slot) pair.
 
+Opponent-reply head (gomoku, NetConfig.reply_head): a second policy head over the cells
+that predicts the opponent's answer to the move about to be played, an auxiliary target
+that shapes the trunk (KataGo).  `forward(planes)` leaves it out (play, ONNX export);
+training asks for it with `forward(planes, reply=True)`.
+
 Gomoku: fully convolutional.  The on-board mask (input plane 4) is multiplied into
 every activation, so padded cells stay zero and a board padded into a larger batch
 computes exactly what it computes alone.  Policy: a 1x1 convolution to one logit per
@@ -33,7 +38,7 @@ from engine.games.gomoku.codec import MASK_PLANE
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
-__all__ = ["ChessNet", "GomokuNet", "build_model", "widen_input", "MASK_PLANE"]
+__all__ = ["ChessNet", "GomokuNet", "build_model", "widen_input", "with_reply_head", "MASK_PLANE"]
 
 
 
@@ -73,6 +78,8 @@ class ChessNet(nn.Module):
 
     def __init__(self, config: NetConfig):
         super().__init__()
+        if config.reply_head:
+            raise ValueError("the opponent-reply head is gomoku's only")
         self.config = config
         c, p, v = config.channels, config.policy_channels, config.value_channels
         self.trunk = Trunk(config)
@@ -111,11 +118,15 @@ class GomokuNet(nn.Module):
         self.trunk = Trunk(config)
         self.policy = nn.Sequential(_conv_bn(c, config.policy_channels, 1), nn.ReLU(),
                                     nn.Conv2d(config.policy_channels, 1, 1))
+        if config.reply_head:
+            self.reply = nn.Sequential(_conv_bn(c, config.policy_channels, 1), nn.ReLU(),
+                                       nn.Conv2d(config.policy_channels, 1, 1))
         self.value_conv = nn.Sequential(_conv_bn(c, v, 1), nn.ReLU())
         self.value_fc = nn.Sequential(nn.Linear(3 * v, config.value_hidden), nn.ReLU(),
                                       nn.Linear(config.value_hidden, 3))
 
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, planes: torch.Tensor, reply: bool = False) -> tuple[torch.Tensor, ...]:
+        """(policy, wdl), or with `reply` (policy, wdl, reply logits [B, H, W])."""
         mask = planes[:, MASK_PLANE:MASK_PLANE + 1]
         x = self.trunk(planes, mask)
         policy = self.policy(x)[:, 0] * mask[:, 0]
@@ -126,6 +137,8 @@ class GomokuNet(nn.Module):
         peak = v.amax(dim=(2, 3))
         scaled = mean * (torch.sqrt(area) - 14.0) / 10.0
         wdl = self.value_fc(torch.cat([mean, scaled, peak], dim=1))
+        if reply:
+            return policy, wdl, self.reply(x)[:, 0] * mask[:, 0]
         return policy, wdl
 
 
@@ -138,6 +151,19 @@ def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:
     module, _, name = get_codec(config.game).network.partition(":")
     model = getattr(importlib.import_module(module), name)(config)
     return model.eval()
+
+
+def with_reply_head(model: nn.Module) -> nn.Module:
+    """`model` with an opponent-reply head (a fresh one; the rest of the weights kept), so a
+    network trained without it can be fine-tuned with the auxiliary target."""
+    config: NetConfig = model.config  # type: ignore[assignment]
+    if config.reply_head:
+        return model
+    from dataclasses import replace
+    headed = build_model(replace(config, reply_head=True))
+    missing, unexpected = headed.load_state_dict(model.state_dict(), strict=False)
+    assert not unexpected and all(name.startswith("reply.") for name in missing)
+    return headed.train(model.training)
 
 
 def widen_input(model: nn.Module, planes: int) -> nn.Module:

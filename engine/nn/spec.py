@@ -36,6 +36,8 @@ class NetConfig:
     """Shape of a residual policy-value network.  `name` is the canonical "res{B}x{C}".
 
     in_planes comes from the game's codec; value_channels / policy_channels size the heads.
+    reply_head: an auxiliary head that predicts the opponent's answer (KataGo's), trained
+    only (TrainConfig.reply_weight); play and the ONNX export never compute it.  Gomoku only.
     """
     game: str
     blocks: int
@@ -44,6 +46,7 @@ class NetConfig:
     value_channels: int = 32
     value_hidden: int = 128
     policy_channels: int = 32
+    reply_head: bool = False
 
     @property
     def name(self) -> str:

@@ -18,13 +18,19 @@ A sample is one searched position:
           centipawns or a Gomocup brain's eval mapped to a win probability, a PGN
           `[%eval]`); NaN when the teacher gave none.  The trainer blends it with the
           result (`value_targets`), so the blend is chosen at training time.
+  reply   the policy index of the opponent's answer (the move played next), in the index
+          space of the position it was played from (gomoku: a cell of this board, so the
+          same space as `moves`; chess: the opponent's frame); -1 when the game ended
+          here or the producer does not say.  Target of the opponent-reply head (KataGo's
+          auxiliary policy), weighted by TrainConfig.reply_weight.
   ply, to_play, game: where it came from (game = index of the game in its batch).
 
 A shard is one compressed npz of one board shape (gomoku batches of several sizes
 write one shard per size: a training batch then needs no padding, whose zeros would
 skew BatchNorm's batch statistics).  Arrays: planes [N, C, H, W], move_offset [N + 1]
 (sample i's moves are moves[move_offset[i]:move_offset[i + 1]]), moves [M], probs [M],
-value, ply, to_play, game [N], teacher_wdl [N, 3] (version 2; NaN rows = none), and meta
+value, ply, to_play, game [N], teacher_wdl [N, 3] (version 2; NaN rows = none), reply [N]
+(absent in older shards: read as -1), and meta
 (a JSON string: format, version, game, width, height, rule, codec_version, divisors, notes).  Shards are written to a temp file and
 renamed, so a killed run never leaves half a shard.
 
@@ -48,7 +54,7 @@ from engine.nn.files import atomic_write
 
 __all__ = [
     "GameSpec", "Sample", "Dataset", "Bucket", "Batch", "ShardError", "SHARD_FORMAT",
-    "make_sample", "with_outcome", "write_shard", "read_shards", "shard_paths", "sample_batch",
+    "make_sample", "with_outcome", "with_replies", "move_index", "write_shard", "read_shards", "shard_paths", "sample_batch",
     "policy_size", "first_player_results", "value_targets", "wdl_from_value", "expected_score",
     "split_validation",
 ]
@@ -107,6 +113,7 @@ class Sample:
     to_play: int
     game: int = 0
     teacher_wdl: np.ndarray | None = None
+    reply: int = -1
 
 
 def wdl_from_value(value: float) -> np.ndarray:
@@ -159,6 +166,17 @@ def with_outcome(samples: Sequence[Sample], outcome: Outcome) -> list[Sample]:
     return [replace(s, value=int(outcome.value_for(s.to_play))) for s in samples]
 
 
+def move_index(state: Any, move: Any) -> int:
+    """The policy index of `move` in `state` (codec.legal_index's space)."""
+    return int(get_codec(state.game.name).legal_index(state)[state.legal_moves().index(move)])
+
+
+def with_replies(samples: Sequence[Sample], played: dict[int, int]) -> list[Sample]:
+    """The game's samples with reply = the move played one ply later (played: ply -> its
+    move_index in the position of that ply), -1 where the game ended first."""
+    return [replace(s, reply=played.get(s.ply + 1, -1)) for s in samples]
+
+
 def first_player_results(samples: Iterable[Sample]) -> dict[int, float]:
     """game index -> result for the first player (+1 / 0 / -1), read off its samples."""
     results: dict[int, float] = {}
@@ -200,6 +218,7 @@ def write_shard(path: str | Path, samples: Sequence[Sample], spec: GameSpec, not
         "game": np.array([s.game for s in samples], dtype=np.int32),
         "teacher_wdl": np.stack([s.teacher_wdl if s.teacher_wdl is not None
                                  else np.full(3, np.nan, dtype=np.float32) for s in samples]),
+        "reply": np.array([s.reply for s in samples], dtype=np.int16),
     }
     atomic_write(path, lambda handle: np.savez_compressed(handle, **arrays))
     return Path(path)
@@ -233,6 +252,7 @@ class Bucket:
     value: np.ndarray
     teacher_wdl: np.ndarray | None = None   # [N, 3] float32, NaN rows = none (None: all none)
     game_key: np.ndarray | None = None      # [N] int64: crc32 of (shard name, game), for splits
+    reply: np.ndarray | None = None         # [N] int64: the opponent's answer, -1 = none (None: all none)
 
     def __len__(self) -> int:
         return int(self.value.shape[0])
@@ -247,7 +267,8 @@ class Bucket:
                       move_offset=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
                       moves=self.moves[entries], probs=self.probs[entries], value=self.value[keep],
                       teacher_wdl=None if self.teacher_wdl is None else self.teacher_wdl[keep],
-                      game_key=None if self.game_key is None else self.game_key[keep])
+                      game_key=None if self.game_key is None else self.game_key[keep],
+                      reply=None if self.reply is None else self.reply[keep])
 
 
 @dataclass
@@ -278,6 +299,8 @@ def _read_one(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     n = int(arrays["value"].shape[0])
     if "teacher_wdl" not in arrays:
         arrays["teacher_wdl"] = np.full((n, 3), np.nan, dtype=np.float32)
+    if "reply" not in arrays:
+        arrays["reply"] = np.full(n, -1, dtype=np.int16)
     stem = zlib.crc32(Path(path).name.encode())
     arrays["game_key"] = np.array([zlib.crc32(f"{g}".encode(), stem) for g in arrays["game"]],
                                   dtype=np.int64)
@@ -323,7 +346,8 @@ def read_shards(paths: Iterable[str | Path], expect_game: str | None = None) -> 
             probs=np.concatenate([p["probs"] for p in parts]),
             value=np.concatenate([p["value"] for p in parts]).astype(np.int64),
             teacher_wdl=np.concatenate([p["teacher_wdl"] for p in parts]).astype(np.float32),
-            game_key=np.concatenate([p["game_key"] for p in parts])))
+            game_key=np.concatenate([p["game_key"] for p in parts]),
+            reply=np.concatenate([p["reply"] for p in parts]).astype(np.int64)))
     return Dataset(game=game, divisors=get_codec(game).plane_divisors(), buckets=buckets,
                    sources=[str(p) for p in files])
 
@@ -337,6 +361,7 @@ class Batch:
     planes float32 [B, C, H, W]; target float32 [B, P] (policy target, zero off the legal
     moves); legal bool [B, P]; wdl int64 [B] (0 win, 1 draw, 2 loss for the side to move).
     teacher_wdl float32 [B, 3]: the teacher's (win, draw, loss), NaN rows where none.
+    reply int64 [B]: the opponent's answer (moved by the same symmetry as the target), -1 = none.
     P = policy_size(game, H, W).
     """
     planes: np.ndarray
@@ -344,6 +369,7 @@ class Batch:
     legal: np.ndarray
     wdl: np.ndarray
     teacher_wdl: np.ndarray | None = None
+    reply: np.ndarray | None = None
 
 
 def value_targets(batch: Batch, blend: float) -> np.ndarray:
@@ -416,6 +442,7 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
     rows = np.repeat(np.arange(n), counts)
     moves = chosen.moves[entries]
     planes = chosen.planes[indices]
+    reply = chosen.reply[indices] if chosen.reply is not None else np.full(n, -1, dtype=np.int64)
     if augment and get_codec(dataset.game).symmetric:
         perms, inverse = _perm_table(dataset.game, w, h)
         sym = rng.integers(0, perms.shape[0], size=n)
@@ -423,6 +450,9 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
         # new cell j holds old cell inverse[j]: the stones, the last move and the mask all move.
         planes = np.take_along_axis(flat, inverse[sym][:, None, :], axis=2).reshape(planes.shape)
         moves = perms[sym[rows], moves]
+        known = reply >= 0
+        reply = reply.copy()
+        reply[known] = perms[sym[known], reply[known]]
     size = policy_size(dataset.game, h, w)
     target = np.zeros((n, size), dtype=np.float32)
     legal = np.zeros((n, size), dtype=bool)
@@ -432,4 +462,4 @@ def sample_batch(dataset: Dataset, batch_size: int, rng: np.random.Generator,
                else np.full((n, 3), np.nan, dtype=np.float32))
     return Batch(planes=planes.astype(np.float32) / dataset.divisors[None, :, None, None],
                  target=target, legal=legal, wdl=(1 - chosen.value[indices]).astype(np.int64),
-                 teacher_wdl=teacher)
+                 teacher_wdl=teacher, reply=reply.astype(np.int64))

@@ -12,7 +12,8 @@ the self-play-only settings.  Per move: root visit counts (SearchResult.visits) 
 search's root WDL (`root_wdl`) is stored as the sample's evaluation, for the trainer's value blend;
 the move played is sampled from visits^(1/T) with T = 1 for the first
 `temperature_plies` plies and is the search's best move after that (a proven win is
-always played).  Values are filled in from each game's final outcome.  Chess games
+always played).  Values are filled in from each game's final outcome, and each sample's
+`reply` (the opponent's answer, for the auxiliary reply head) from the moves played.  Chess games
 stop at `max_plies` as a draw; resignation is off unless `resign_value` is set.
 
 Forced playouts (KataGo, `forced_playouts` k > 0): the full searches give every visited
@@ -35,7 +36,7 @@ import numpy as np
 
 from engine.games.base import Outcome
 from engine.search.mcts import MCTS
-from engine.train.samples import GameSpec, Sample, make_sample, with_outcome
+from engine.train.samples import GameSpec, Sample, make_sample, move_index, with_outcome, with_replies
 from engine.types import Limits, SearchResult
 
 __all__ = ["SelfPlayConfig", "SelfPlayGames", "GameSummary", "selfplay_batch", "selfplay_games", "game_seed",
@@ -115,12 +116,13 @@ class SelfPlayGames:
 
 class _Game:
     """One game in flight: its state, samples so far, its move sampler, its end."""
-    __slots__ = ("index", "state", "seed", "rng", "samples", "outcome", "may_resign", "would_resign")
+    __slots__ = ("index", "state", "seed", "rng", "samples", "played", "outcome", "may_resign", "would_resign")
 
     def __init__(self, index: int, state: Any, seed: int):
         self.index, self.state, self.seed = index, state, seed
         self.rng = np.random.default_rng(seed)
         self.samples: list[Sample] = []
+        self.played: dict[int, int] = {}      # ply -> move_index of the move played there
         self.outcome: Outcome | None = None
         self.may_resign = True
         self.would_resign: int | None = None
@@ -233,7 +235,9 @@ def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
                 if g.may_resign:
                     g.outcome = Outcome(winner=1 - state.to_play, reason="resignation")
                     continue
-            g.state = state.play(_choose(result, visits, state, state.ply < config.temperature_plies, g.rng))
+            move = _choose(result, visits, state, state.ply < config.temperature_plies, g.rng)
+            g.played[state.ply] = move_index(state, move)
+            g.state = state.play(move)
             g.outcome = g.state.outcome()
             if g.outcome is None and max_plies is not None and g.state.ply >= max_plies:
                 g.outcome = Outcome(winner=None, reason="ply cap")
@@ -244,7 +248,7 @@ def selfplay_games(spec: GameSpec, weights: str | Path | None, n_games: int,
     summaries: list[GameSummary] = []
     for g in games:
         assert g.outcome is not None
-        samples.extend(with_outcome(g.samples, g.outcome))
+        samples.extend(with_replies(with_outcome(g.samples, g.outcome), g.played))
         summaries.append(GameSummary(g.index, g.outcome.winner, g.outcome.reason, int(g.state.ply),
                                      g.would_resign, not g.may_resign))
     return SelfPlayGames(samples, summaries)

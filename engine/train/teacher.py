@@ -28,7 +28,8 @@ import numpy as np
 
 from engine.games.base import Outcome
 from engine.games.gomoku.psq import PsqGame
-from engine.train.samples import GameSpec, Sample, make_sample, wdl_from_value, with_outcome
+from engine.train.samples import (GameSpec, Sample, make_sample, move_index, wdl_from_value, with_outcome,
+                                  with_replies)
 from engine.train.selfplay import game_seed
 from engine.types import Limits, Move, SearchInfo
 
@@ -209,6 +210,7 @@ def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: rando
             break
         state = state.play(_random_move(state, rng, config.opening_radius))
     recorded: list[Sample] = []
+    played: dict[int, int] = {}
     outcome: Outcome | None = state.outcome()
     while outcome is None:
         advice = teach(state, index)
@@ -216,9 +218,10 @@ def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: rando
         move = advice.move
         if rng.random() < config.epsilon:
             move = _random_move(state, rng)
+        played[state.ply] = move_index(state, move)
         state = state.play(move)
         outcome = state.outcome()
         if outcome is None and max_plies is not None and state.ply >= max_plies:
             outcome = Outcome(winner=None, reason="ply cap")
-    return with_outcome(recorded, outcome)
+    return with_replies(with_outcome(recorded, outcome), played)
 

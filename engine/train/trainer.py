@@ -50,7 +50,7 @@ from torch import nn
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write
-from engine.nn.model import build_model, widen_input
+from engine.nn.model import build_model, widen_input, with_reply_head
 from engine.nn.spec import NetConfig, parse_net
 from engine.train.plot import plot_run
 from engine.train.progress import Progress
@@ -58,7 +58,7 @@ from engine.train.samples import Batch, Dataset, read_shards, sample_batch, spli
 from engine.train.validate import validate
 
 __all__ = ["TrainConfig", "TrainReport", "train", "lr_at", "policy_loss", "policy_log_probs",
-           "batch_losses", "autocast", "STATE_FILE", "LOG_FILE", "RunError", "DEFAULT_VALUE_BLEND"]
+           "batch_losses", "reply_loss", "autocast", "STATE_FILE", "LOG_FILE", "RunError", "DEFAULT_VALUE_BLEND"]
 
 STATE_FILE = "state.pt"
 LOG_FILE = "log.jsonl"
@@ -82,7 +82,9 @@ class TrainConfig:
     val_fraction: share of games held out for validation (0 = none); val_samples: at
     most this many of them measured per checkpoint.  plot: redraw training.png.
     seed: batch sampling and initial weights.  device: "auto" | "cpu" | "cuda" | "mps";
-    threads: torch CPU threads (None = torch's default)."""
+    threads: torch CPU threads (None = torch's default).  reply_weight: weight of the
+    opponent-reply auxiliary loss (KataGo uses 0.15; 0 = off); above 0 the network gets a
+    reply head (NetConfig.reply_head) if it has none (gomoku)."""
     batch_size: int = 256
     optimizer: str = "adamw"
     lr: float = 1e-3
@@ -102,6 +104,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     threads: int | None = None
+    reply_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "sgd"):
@@ -112,6 +115,8 @@ class TrainConfig:
             raise ValueError("value_blend must be within [0, 1] and val_fraction within [0, 1)")
         if self.val_samples < 1:
             raise ValueError("val_samples must be positive")
+        if not self.reply_weight >= 0.0:
+            raise ValueError("reply_weight must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -172,18 +177,37 @@ def autocast(device: str) -> Any:
 
 
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
-                 value_weight: float = 1.0, value_blend: float = 0.0
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(total, policy, value) mean losses of `model` on a batch; value_blend as in TrainConfig
-    (on CUDA the forward pass runs under bf16 autocast; the losses are taken in float32)."""
+                 value_weight: float = 1.0, value_blend: float = 0.0, reply_weight: float = 0.0
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(total, policy, value, reply) mean losses of `model` on a batch; value_blend and
+    reply_weight as in TrainConfig (reply is 0 when its weight is); on CUDA the forward
+    pass runs under bf16 autocast, the losses are taken in float32."""
+    planes = torch.from_numpy(batch.planes).to(device)
     with autocast(device):
-        outputs = [out.float() for out in model(torch.from_numpy(batch.planes).to(device))]
+        outputs = [out.float() for out in (model(planes, reply=True) if reply_weight > 0 else model(planes))]
+    reply = torch.zeros((), device=device)
+    if reply_weight > 0:
+        reply = reply_loss(outputs.pop(), batch, device)
     target = torch.from_numpy(batch.target).to(device)
     legal = torch.from_numpy(batch.legal).to(device)
     policy = policy_loss(game, tuple(outputs[:-1]), target, legal).mean()
     wdl_target = torch.from_numpy(value_targets(batch, value_blend)).to(device)
     value = -(wdl_target * outputs[-1].float().log_softmax(dim=1)).sum(dim=1).mean()
-    return policy + value_weight * value, policy, value
+    return policy + value_weight * value + reply_weight * reply, policy, value, reply
+
+
+def reply_loss(logits: torch.Tensor, batch: Batch, device: str = "cpu") -> torch.Tensor:
+    """Cross-entropy of the reply head (logits [B, H, W]) against the opponent's answer, over
+    the samples that have one (0 when none does).  No legal mask: the answer is the
+    opponent's move, which the side to move's rules (renju's forbidden points) do not bind."""
+    if batch.reply is None:
+        return torch.zeros((), device=device)
+    answer = torch.from_numpy(batch.reply).to(device)
+    known = answer >= 0
+    if not bool(known.any()):
+        return torch.zeros((), device=device)
+    log_p = logits.reshape(logits.shape[0], -1).log_softmax(dim=1)[known]
+    return -log_p.gather(1, answer[known][:, None]).mean()
 
 
 def _optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
@@ -265,6 +289,12 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
             model = build_model(parse_net(net or "res6x64", game))
+    if config.reply_weight > 0:
+        if get_codec(game).factored:
+            raise RunError(f"--reply-weight: the opponent-reply head is gomoku's only, not {game}'s")
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(config.seed)
+            model = with_reply_head(model)
     torch.manual_seed(config.seed)
     return _Run(run_dir, model.to(device), config, game)
 
@@ -317,7 +347,7 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
     _trim_log(log_path, run.step)
     model, optimizer = run.model, run.optimizer
     model.train()
-    sums = np.zeros(3)
+    sums = np.zeros(4)
     count = 0
     last = (math.nan, math.nan, math.nan)
     clock = time.perf_counter()
@@ -351,13 +381,13 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
         batch = sample_batch(dataset, config.batch_size, run.rng, augment=config.augment)
         for group in optimizer.param_groups:
             group["lr"] = lr_at(config, run.step)
-        total, policy, value = batch_losses(model, dataset.game, batch, device, config.value_weight,
-                                            config.value_blend)
+        total, policy, value, reply = batch_losses(model, dataset.game, batch, device, config.value_weight,
+                                                   config.value_blend, config.reply_weight)
         optimizer.zero_grad(set_to_none=True)
         total.backward()
         optimizer.step()
         run.step += 1
-        sums += (total.item(), policy.item(), value.item())
+        sums += (total.item(), policy.item(), value.item(), reply.item())
         count += 1
         if progress is not None:
             progress.update(1, note=f"loss {total.item():.3f}")
@@ -366,7 +396,8 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
             last = (float(sums[0] / count), float(sums[1] / count), float(sums[2] / count))
             log({"step": run.step, "kind": "train", "loss": round(last[0], 5), "policy": round(last[1], 5),
                  "value": round(last[2], 5), "lr": lr_at(config, run.step - 1),
-                 "steps_per_s": round(count / max(now - clock, 1e-9), 3)})
+                 "steps_per_s": round(count / max(now - clock, 1e-9), 3)}
+                | ({"reply": round(float(sums[3] / count), 5)} if config.reply_weight > 0 else {}))
             sums[:] = 0.0
             count = 0
             clock = now
