@@ -248,7 +248,8 @@ rule_option = click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), defa
 def selfplay(game: str, board: str | None, rule: str, weights: str | None, games: int, nodes: int,
              out: str, lockstep: int, leaves: int, temp_plies: int, max_plies: int | None,
              resign: float | None, resign_playthrough: float, full_share: float, fast_nodes: int | None,
-             forced_playouts: float, seed: int, workers: int, ray: str | None, threads: int, device: str, backend: str) -> None:
+             forced_playouts: float, seed: int, workers: int, ray: str | None, threads: int, device: str,
+             backend: str) -> None:
     """Self-play games with MCTS into npz sample shards (reruns skip finished shards)."""
     from engine.train.selfplay import SelfPlayConfig
 

@@ -70,7 +70,8 @@ __all__ = ["loop"]
 @click.option("--seed", type=int, default=0, show_default=True)
 def loop(game: str, board: str | None, rule: str, run_dir: str, generations: int, net: str, init: str | None,
          games: int, lockstep: int, nodes: int, fast_nodes: int, full_share: float, temp_plies: int,
-         resign: float, resign_playthrough: float, forced_playouts: float, steps: int, batch_size: int, lr: float, window: int,
+         resign: float, resign_playthrough: float, forced_playouts: float, steps: int, batch_size: int, lr: float,
+         window: int,
          gate_games: int, gate_nodes: int, threshold: float, always_promote: bool, alphabeta_games: int,
          alphabeta_depth: int, workers: int | None, ray: str | None, inference: bool, device: str,
          data: tuple[str, ...], holdout: tuple[str, ...], int8: bool, reply_weight: float, train_threads: int,

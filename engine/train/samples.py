@@ -54,7 +54,8 @@ from engine.nn.files import atomic_write
 
 __all__ = [
     "GameSpec", "Sample", "Dataset", "Bucket", "Batch", "ShardError", "SHARD_FORMAT",
-    "make_sample", "with_outcome", "with_replies", "move_index", "write_shard", "read_shards", "shard_paths", "sample_batch",
+    "make_sample", "with_outcome", "with_replies", "move_index", "write_shard", "read_shards", "shard_paths",
+    "sample_batch",
     "policy_size", "first_player_results", "value_targets", "wdl_from_value", "expected_score",
     "split_validation",
 ]

@@ -166,7 +166,8 @@ def selfplay_searchers(game: Any, evaluator: Any, config: SelfPlayConfig) -> tup
     evaluator = with_game_knowledge(game, evaluator)
     full = MCTS(evaluator, replace(played, noise=True, dirichlet_alpha=config.dirichlet_alpha,
                                    dirichlet_epsilon=config.dirichlet_epsilon, temperature=0.0,
-                                   default_nodes=config.playouts, forced_playouts=config.forced_playouts), prover=mcts_prover(game, options))
+                                   default_nodes=config.playouts, forced_playouts=config.forced_playouts),
+                prover=mcts_prover(game, options))
     fast = (MCTS(evaluator, replace(played, temperature=0.0), prover=mcts_prover(game, options))
             if config.full_search_share < 1.0 else None)
     return full, fast

@@ -289,9 +289,7 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
             model = build_model(parse_net(net or "res6x64", game))
-    if config.reply_weight > 0:
-        if get_codec(game).factored:
-            raise RunError(f"--reply-weight: the opponent-reply head is gomoku's only, not {game}'s")
+    if config.reply_weight > 0:     # a network without the head gets one (chess's refuses: ValueError)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
             model = with_reply_head(model)
