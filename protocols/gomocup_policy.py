@@ -45,11 +45,15 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     for pipe lag and the searcher's stop latency, well inside the managers' 1000 ms
     tolerance.  timeout_turn 0 -> move at once (depth 1); no time left -> the same.
     time_left UNLIMITED_MS / None or timeout_match 0 -> the match clock does not bind.
-    When the match clock binds, no new iteration starts after half the budget, and
-    `usable` is time_left less a reserve for every later move the board still has room for
-    (`empty` cells: half of them are ours at most): MOVE_COST_MS each (a move's cost
-    outside the search) plus `lag_ms`, the lag the manager's clock was seen to charge per
-    move beyond the brain's own time.  So a long game keeps clock to its last move.
+    With a match clock, `usable` is time_left less a reserve for every later move the board
+    still has room for (`empty` cells: half of them are ours at most): MOVE_COST_MS each (a
+    move's cost outside the search) plus `lag_ms`, the lag the manager's clock was seen to
+    charge per move beyond the brain's own time.  So a long game keeps clock to its last move.
+    Time saved on a move is worth something only while the match clock, not timeout_turn,
+    limits the moves to come: the soft budget (no new iteration, MCTS's early stop) is half
+    of the clock's share (usable / moves_to_go), and no soft budget at all while that half
+    is still more than the turn allows (measured: with timeout_match 180 s and a 1 s turn,
+    a soft budget of half the turn left MCTS thinking 0.35-0.44 s of each second).
     """
     instant = Limits(depth=1, time=INSTANT_S)
     turn = DEFAULT_TIMEOUT_TURN_MS if timeout_turn_ms is None else timeout_turn_ms
@@ -57,6 +61,7 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
         return instant
     budget = float(turn)
     match_binds = time_left_ms is not None and time_left_ms < UNLIMITED_MS and timeout_match_ms != 0
+    share = None          # the match clock's share for this move (ms), when it binds
     if match_binds:
         assert time_left_ms is not None
         if time_left_ms <= 0:
@@ -65,12 +70,14 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
         usable = time_left_ms - later_moves * (MOVE_COST_MS + max(0.0, lag_ms))
         if usable <= 0:   # live off the reserve: the least a move can cost
             return Limits(depth=1, time=min(INSTANT_S, max(time_left_ms / (4000.0 * (later_moves + 1)), 0.005)))
-        budget = min(budget, usable / moves_to_go(stones))
+        share = usable / moves_to_go(stones)
+        budget = min(budget, share)
     margin = min(MARGIN_MAX_MS, max(MARGIN_MIN_MS, MARGIN_SHARE * budget))
     hard = (budget - margin) / 1000.0
     if hard <= INSTANT_S:
         return Limits(depth=1, time=min(INSTANT_S, max(budget / 2000.0, 0.005)))
-    return Limits(time=hard, soft_time=hard / 2 if match_binds else None)
+    soft = None if share is None else (share - margin) / 2000.0
+    return Limits(time=hard, soft_time=soft if soft is not None and soft < hard else None)
 
 
 def keep_back_latency(limits: Limits, latency_ms: float) -> Limits:

@@ -39,6 +39,21 @@ def test_budget_match_clock_binds_and_keeps_a_reserve():
     assert limits.soft_time == pytest.approx(limits.time / 2)
 
 
+@pytest.mark.parametrize("match_ms", [180_000, 90_000, 40_000])
+def test_budget_a_match_clock_with_room_for_every_turn_saves_nothing(match_ms):
+    """Gomocup sends a match clock with every turn limit: while half of the clock's share
+    per move still exceeds the turn, time saved now could never be spent later."""
+    limits = move_budget(1000, match_ms, match_ms, 10)
+    assert limits.soft_time is None and 0.8 <= limits.time < 1.0
+
+
+def test_budget_a_match_clock_that_nearly_binds_saves_a_little():
+    """Share 1.5 turns: the soft budget lies between half the hard one and all of it."""
+    limits = move_budget(1000, 30_000, 180_000, 0)    # 30 s / 20 moves = 1,500 ms a move
+    assert limits.soft_time is not None
+    assert limits.time / 2 < limits.soft_time < limits.time
+
+
 def test_budget_grows_as_the_game_goes_on():
     early = move_budget(30_000, 60_000, 180_000, 0).time
     late = move_budget(30_000, 60_000, 180_000, 100).time
