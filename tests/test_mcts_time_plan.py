@@ -202,3 +202,23 @@ def test_time_kept_back_for_checking_the_chosen_move_is_searched_when_the_check_
     assert result.best_move == 3
     assert limits.time - BATCH_SECONDS <= elapsed <= limits.time + BATCH_SECONDS
     assert prover.checks >= 2 and searcher.last_stop == "hard deadline"
+
+
+class SlowCheckProver(QuickCheckProver):
+    """Its check spends all but 10 ms of the time it was given back."""
+
+    def __init__(self, clock: ScriptedClock) -> None:
+        super().__init__()
+        self.clock = clock
+
+    def verify_choice(self, root, choose, stopper) -> None:
+        super().verify_choice(root, choose, stopper)
+        self.clock.now += max(0.0, stopper.time_left() - 0.01)
+
+
+def test_a_check_that_leaves_too_little_to_search_on_ends_the_search_on_the_clock():
+    clock = ScriptedClock()
+    searcher = MCTS(FirstMoveEvaluator(clock, {3: 0.8}, {}), MCTSConfig(seed=1), clock=clock,
+                    prover=SlowCheckProver(clock))
+    searcher.search(PathState(), parse_go("movetime 1000".split(), 0).limits)
+    assert searcher.last_stop == "hard deadline"

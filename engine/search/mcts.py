@@ -228,6 +228,7 @@ class MCTS:
         if not stopper.timed or stopper.event.is_set() or stopper.should_stop():
             return False
         if (stopper.time_left() or 0.0) < RESUME_MIN_S:
+            stopper.stopped = True     # the clock ends it (last_stop says "hard deadline")
             return False
         return any(id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes) for t in trees)
 
