@@ -17,12 +17,13 @@ from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
 __all__ = ["move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
-           "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S"]
+           "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
 INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, capped at this
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.12  # pipe lag + stop latency
+MATCH_SOFT_SHARE = 0.75           # of the match clock's share per move: the soft budget while it binds
 MOVE_COST_MS = 20.0               # what a move costs the match clock outside the search (reserved per later move)
 MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
@@ -50,10 +51,14 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     move's cost outside the search) plus `lag_ms`, the lag the manager's clock was seen to
     charge per move beyond the brain's own time.  So a long game keeps clock to its last move.
     Time saved on a move is worth something only while the match clock, not timeout_turn,
-    limits the moves to come: the soft budget (no new iteration, MCTS's early stop) is half
-    of the clock's share (usable / moves_to_go), and no soft budget at all while that half
-    is still more than the turn allows (measured: with timeout_match 180 s and a 1 s turn,
-    a soft budget of half the turn left MCTS thinking 0.35-0.44 s of each second).
+    limits the moves to come: the soft budget (no new iteration, MCTS's early stop) is
+    MATCH_SOFT_SHARE of the clock's share (usable / moves_to_go), and there is none while
+    that is still more than the turn allows.  Measured (benchmarks/gomocup_time_use.py): with
+    timeout_match 180 s and a 1 s turn, a soft budget of half the turn left MCTS thinking
+    0.35-0.44 s of each second; with 15 s a game and half the share as the soft budget,
+    MCTS ended a 33-ply game with 12.4 s of its 15 unused.  Spending the whole hard budget on
+    every move still keeps clock to the last move (the reserve above), so the soft one may
+    come close to it.
     """
     instant = Limits(depth=1, time=INSTANT_S)
     turn = DEFAULT_TIMEOUT_TURN_MS if timeout_turn_ms is None else timeout_turn_ms
@@ -76,7 +81,7 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     hard = (budget - margin) / 1000.0
     if hard <= INSTANT_S:
         return Limits(depth=1, time=min(INSTANT_S, max(budget / 2000.0, 0.005)))
-    soft = None if share is None else (share - margin) / 2000.0
+    soft = None if share is None else MATCH_SOFT_SHARE * (share - margin) / 1000.0
     return Limits(time=hard, soft_time=soft if soft is not None and soft < hard else None)
 
 

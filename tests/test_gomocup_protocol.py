@@ -13,7 +13,7 @@ from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
-from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, fallback_move, format_message,
+from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, UNLIMITED_MS, fallback_move, format_message,
                                       keep_back_latency, move_budget)
 
 MOVE = re.compile(r"^\d+,\d+$")
@@ -36,7 +36,7 @@ def test_budget_match_clock_binds_and_keeps_a_reserve():
     limits = move_budget(30_000, 100_000, 180_000, 0)
     assert limits.time is not None and limits.soft_time is not None
     assert 4.0 < limits.time < 5.0            # ~1/20 of the clock minus the margin
-    assert limits.soft_time == pytest.approx(limits.time / 2)
+    assert limits.soft_time == pytest.approx(MATCH_SOFT_SHARE * limits.time)
 
 
 @pytest.mark.parametrize("match_ms", [180_000, 90_000, 40_000])
@@ -48,8 +48,8 @@ def test_budget_a_match_clock_with_room_for_every_turn_saves_nothing(match_ms):
 
 
 def test_budget_a_match_clock_that_nearly_binds_saves_a_little():
-    """Share 1.5 turns: the soft budget lies between half the hard one and all of it."""
-    limits = move_budget(1000, 30_000, 180_000, 0)    # 30 s / 20 moves = 1,500 ms a move
+    """Share 1.2 turns: the soft budget lies between half the hard one and all of it."""
+    limits = move_budget(1000, 24_000, 180_000, 0)    # 24 s / 20 moves = 1,200 ms a move
     assert limits.soft_time is not None
     assert limits.time / 2 < limits.soft_time < limits.time
 
