@@ -24,6 +24,8 @@ the deadline it is working to (hard when in doubt, else soft), estimated from th
 search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
 once.  A fixed time per move (`go movetime`: soft = hard) has no time to save, so only that
 ends it early: the playouts go on into the subtree that the next move reuses.
+A game's solver may keep time back to check the chosen move (gomoku: against the
+opponent's VCT); what the check leaves goes back into playouts, checked again at the end.
 `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
