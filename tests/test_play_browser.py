@@ -59,10 +59,22 @@ def saved_record(driver: Any, folder: Path) -> str:
     """Press Save: the record the page shows, checked equal to the file the browser downloaded."""
     click(driver, "#save")
     shown = wait(driver, lambda d: page_state(d)["record"], what="the saved record")
-    files = wait(driver, lambda d: [f for f in downloads_dir(folder).glob("plyzero-*") if f.stat().st_size],
-                 what="the downloaded file")
+    files = wait(driver, lambda d: finished_downloads(downloads_dir(folder)), what="the downloaded file")
     assert files[0].read_text() == shown
     return shown
+
+
+def finished_downloads(folder: Path) -> list[Path]:
+    """Saved records with content; Chromium's `.crdownload` part file is renamed away under our
+    feet (seen in CI: the glob found it, then stat() did not), so it never counts."""
+    found = []
+    for path in folder.glob("plyzero-*"):
+        try:
+            if not path.name.endswith(".crdownload") and path.stat().st_size:
+                found.append(path)
+        except FileNotFoundError:
+            pass
+    return found
 
 
 def stones(driver: Any) -> dict[str, str]:
