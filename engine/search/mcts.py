@@ -189,8 +189,7 @@ class MCTS:
               decided: dict[int, str], reports: "_Reports") -> None:
         """Playouts until every tree is decided or done, or a limit stops the search."""
         while True:
-            active = [t for t in trees
-                      if id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes)]
+            active = self._undecided(trees, decided, node_limit)
             if active and stopper.timed and not stopper.should_stop():
                 for tree in active:
                     verdict = self._time_verdict(tree, stopper)
@@ -232,7 +231,11 @@ class MCTS:
         if (stopper.time_left() or 0.0) < RESUME_MIN_S:
             stopper.stopped = True     # the clock ends it (last_stop says "hard deadline")
             return False
-        return any(id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes) for t in trees)
+        return bool(self._undecided(trees, decided, node_limit))
+
+    def _undecided(self, trees: list[Tree], decided: dict[int, str], node_limit: int | None) -> list[Tree]:
+        """The trees still searching: not ended by the time plan, not resolved, out of playouts or full."""
+        return [t for t in trees if id(t) not in decided and not t.done(node_limit, self.config.max_tree_nodes)]
 
     # --- the time plan -------------------------------------------------------------------
 
