@@ -1,0 +1,40 @@
+#!/bin/bash
+# One GPU-machine round for gomoku (issue 25, sixth round; H200 with 16 cores, 436 s + 85 s):
+# the scale bench, then DATA_S seconds of data on all 16 cores: Rapfi (100k nodes a move) plays on
+# from partway through our own recent games on 10 workers (DAgger labels), the network W plays
+# itself on 6 (the played MCTS plus the self-play settings), both on 15x15 and 20x20; then GPU
+# training from W on the new data plus every earlier round's, cosine-decayed.
+# Needs (carried; .dev/ is git-ignored): python-chess as a wheel in .whl/, Rapfi's AVX2 build at
+# .dev/pbrain-rapfi, .dev/plyzero_cli.py (calls engine.cli.main), W with its int8 export beside it,
+# our games as OURS15 / OURS20 (.psq from `arena report DB --pgn`), earlier shards under the
+# folders OLD_DATA names (space-separated; each holds one folder of shards per set).
+# Usage there: W=.dev/r6/net/gomoku-loop5.pt bash benchmarks/device_gomoku_dagger_round.sh
+export PYTHONUNBUFFERED=1
+T0=$(date +%s)
+el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD
+python3 setup.py build_ext --inplace > $OUT/build.log 2>&1; ls engine/search/*.so engine/games/gomoku/*.so
+nproc; nvidia-smi -L
+E="python3 .dev/plyzero_cli.py"
+R=$PWD/.dev/pbrain-rapfi
+W=${W:-.dev/r6/net/gomoku-loop5.pt}
+el "bench"
+[ "${BENCH_S:-30}" -gt 0 ] && timeout ${BENCH_S:-30} $E bench --scale --game gomoku --weights $W --device cuda 2>&1 | tee $OUT/bench.txt
+D=${DATA_S:-330}
+el "data $D s"
+mkdir -p data
+T="--gomocup $R --nodes 100000 --gomocup-info max_memory=67108864 --opening-plies 0 --games 20000"
+timeout $D $E teacher --game gomoku --board 15 $T --openings ${OURS15:-.dev/r6/ours6-15.psq} --games-per-shard 8 --seed $((1001 + ${SEED_ADD:-0})) --workers 7 --out data/t15 > $OUT/t15.log 2>&1 &
+timeout $D $E teacher --game gomoku --board 20 $T --openings ${OURS20:-.dev/r6/ours6-20.psq} --games-per-shard 4 --seed $((1002 + ${SEED_ADD:-0})) --workers 3 --out data/t20 > $OUT/t20.log 2>&1 &
+SP="--weights $W --nodes 200 --fast-nodes 50 --full-share 0.25 --temp-plies 8 --resign -0.9 --resign-playthrough 0.2 --games 20000 --lockstep 8"
+timeout $D $E selfplay --game gomoku --board 15 $SP --seed $((1003 + ${SEED_ADD:-0})) --workers 4 --out data/s15 > $OUT/s15.log 2>&1 &
+timeout $D $E selfplay --game gomoku --board 20 $SP --seed $((1004 + ${SEED_ADD:-0})) --workers 2 --out data/s20 > $OUT/s20.log 2>&1 &
+wait
+el "data done"; for d in data/*; do echo "$d $(ls $d/*.npz | wc -l)"; done
+tar cf $OUT/data.tar data
+el "train"
+STEPS=${STEPS:-3600}
+DATA=""; for d in data/* $(for o in ${OLD_DATA:-.dev/r6/data}; do echo $o/*; done); do ls $d/*.npz > /dev/null 2>&1 && DATA="$DATA --data $d"; done
+timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W --steps $STEPS --batch-size 256 --lr 4e-4 --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every 1200 --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run runs/gpu 2>&1 | tee $OUT/train.txt | tail -20
+cp runs/gpu/ckpt-*.pt runs/gpu/log.jsonl $OUT/ 2>/dev/null; ls runs/gpu
+el "end"
