@@ -8,7 +8,11 @@
 # .dev/pbrain-rapfi, .dev/plyzero_cli.py (calls engine.cli.main), W with its int8 export beside it,
 # our games as OURS15 / OURS20 (.psq from `arena report DB --pgn`), earlier shards under the
 # folders OLD_DATA names (space-separated; each holds one folder of shards per set).
+# (.dev/plyzero_cli.py: `from engine.cli import main` then `sys.exit(main())` under `if __name__ == "__main__":`,
+# since the worker processes are spawned and re-import it.)
 # Usage there: W=.dev/r6/net/gomoku-loop5.pt bash benchmarks/device_gomoku_dagger_round.sh
+# (T15_WORKERS, T20_WORKERS, S15_WORKERS, S20_WORKERS: processes per set, 16 in all; STEPS, LR,
+# CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone.)
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
@@ -24,17 +28,17 @@ D=${DATA_S:-330}
 el "data $D s"
 mkdir -p data
 T="--gomocup $R --nodes 100000 --gomocup-info max_memory=67108864 --opening-plies 0 --games 20000"
-timeout $D $E teacher --game gomoku --board 15 $T --openings ${OURS15:-.dev/r6/ours6-15.psq} --games-per-shard 8 --seed $((1001 + ${SEED_ADD:-0})) --workers 7 --out data/t15 > $OUT/t15.log 2>&1 &
-timeout $D $E teacher --game gomoku --board 20 $T --openings ${OURS20:-.dev/r6/ours6-20.psq} --games-per-shard 4 --seed $((1002 + ${SEED_ADD:-0})) --workers 3 --out data/t20 > $OUT/t20.log 2>&1 &
+timeout $D $E teacher --game gomoku --board 15 $T --openings ${OURS15:-.dev/r6/ours6-15.psq} --games-per-shard 8 --seed $((1001 + ${SEED_ADD:-0})) --workers ${T15_WORKERS:-7} --out data/t15 > $OUT/t15.log 2>&1 &
+timeout $D $E teacher --game gomoku --board 20 $T --openings ${OURS20:-.dev/r6/ours6-20.psq} --games-per-shard 4 --seed $((1002 + ${SEED_ADD:-0})) --workers ${T20_WORKERS:-3} --out data/t20 > $OUT/t20.log 2>&1 &
 SP="--weights $W --nodes 200 --fast-nodes 50 --full-share 0.25 --temp-plies 8 --resign -0.9 --resign-playthrough 0.2 --games 20000 --lockstep 8"
-timeout $D $E selfplay --game gomoku --board 15 $SP --seed $((1003 + ${SEED_ADD:-0})) --workers 4 --out data/s15 > $OUT/s15.log 2>&1 &
-timeout $D $E selfplay --game gomoku --board 20 $SP --seed $((1004 + ${SEED_ADD:-0})) --workers 2 --out data/s20 > $OUT/s20.log 2>&1 &
+timeout $D $E selfplay --game gomoku --board 15 $SP --seed $((1003 + ${SEED_ADD:-0})) --workers ${S15_WORKERS:-4} --out data/s15 > $OUT/s15.log 2>&1 &
+timeout $D $E selfplay --game gomoku --board 20 $SP --seed $((1004 + ${SEED_ADD:-0})) --workers ${S20_WORKERS:-2} --out data/s20 > $OUT/s20.log 2>&1 &
 wait
 el "data done"; for d in data/*; do echo "$d $(ls $d/*.npz | wc -l)"; done
-tar cf $OUT/data.tar data
+for d in data/*; do tar cf $OUT/data-$(basename $d).tar $d; done; ls -la $OUT
 el "train"
 STEPS=${STEPS:-3600}
 DATA=""; for d in data/* $(for o in ${OLD_DATA:-.dev/r6/data}; do echo $o/*; done); do ls $d/*.npz > /dev/null 2>&1 && DATA="$DATA --data $d"; done
-timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W --steps $STEPS --batch-size 256 --lr 4e-4 --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every 1200 --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run runs/gpu 2>&1 | tee $OUT/train.txt | tail -20
+timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W --steps $STEPS --batch-size 256 --lr ${LR:-4e-4} --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every ${CKPT_EVERY:-1200} --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run runs/gpu 2>&1 | tee $OUT/train.txt | tail -20
 cp runs/gpu/ckpt-*.pt runs/gpu/log.jsonl $OUT/ 2>/dev/null; ls runs/gpu
 el "end"

@@ -267,6 +267,31 @@ int tk_disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *o
     return disturbing(b, line, n, defender, out);
 }
 
+/* Of the defender's replies to an open three at m (on the lines in three_lines), the ones that
+ * can hold: a cell of those lines within m's window, or a four of the defender's.  Any other
+ * reply leaves the attacker an open four and no five of the defender's to stop it, so it
+ * loses whatever the VCF it was tried against; measured, this prunes most of what
+ * disturbing() returns (every cell near the VCF's line) before a search is spent on it. */
+static int against_three(Board *b, int m, int three_lines, int d, int32_t *replies, int nr) {
+    if (!three_lines) return nr;
+    for (int dd = 0; dd < 4; dd++) {
+        if (!(three_lines >> dd & 1)) continue;
+        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
+        for (int k = 0; k < WINDOW; k++)
+            if (g[k] >= 0) b->mark[g[k]] = 1;
+    }
+    int kept = 0;
+    for (int j = 0; j < nr; j++)
+        if (b->mark[replies[j]] || best(b, replies[j], d) >= FOUR) replies[kept++] = replies[j];
+    for (int dd = 0; dd < 4; dd++) {
+        if (!(three_lines >> dd & 1)) continue;
+        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
+        for (int k = 0; k < WINDOW; k++)
+            if (g[k] >= 0) b->mark[g[k]] = 0;
+    }
+    return kept;
+}
+
 /* -- the searches --------------------------------------------------------------------------- */
 static inline int count_node(Board *b) {
     if (++b->nodes > b->limit) { b->abort = 1; return 1; }
@@ -393,6 +418,8 @@ static int vct(Board *b, int a, int threats, int fours, int idx, int level) {
         int m = moves[i];
         int32_t f[8];
         found = 0;
+        int three_lines = 0;                      /* the lines on which m makes an open three */
+        for (int dd = 0; dd < 4; dd++) three_lines |= (PAT(b, m, dd, a) == OPEN_THREE) << dd;
         tk_push(b, m, a);
         int nf = fives_near(b, m, a, f);
         if (nf >= 2 && b->fives[d] == 0) {
@@ -411,6 +438,7 @@ static int vct(Board *b, int a, int threats, int fours, int idx, int level) {
                 if (b->abort) { tk_pop(b, m); return 0; }
                 if (!threat) { tk_pop(b, m); continue; }
                 nr = disturbing(b, b->line + idx + 2, threat, d, replies);
+                nr = against_three(b, m, three_lines, d, replies, nr);
                 rank(b, replies, nr, d);
             }
             int holds = nr > 0, main_len = 0;
