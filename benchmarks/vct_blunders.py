@@ -120,9 +120,11 @@ def main() -> None:
     trial.add_argument("suite")
     trial.add_argument("--turn", type=int, default=1000, help="timeout_turn, ms")
     trial.add_argument("--nodes", type=int, default=1_000_000)
-    trial.add_argument("brain", nargs="*", help="brain command (default: pbrain-plyzero)")
     trial.set_defaults(action=run)
-    args = parser.parse_args()
+    argv = sys.argv[1:]
+    brain = argv[argv.index("--") + 1:] if "--" in argv else []     # the brain command, after `--`
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.brain = brain
     args.action(args)
 
 

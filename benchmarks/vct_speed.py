@@ -9,7 +9,9 @@ is costly); every position from ply 8 on is searched for the side to move's VCT 
 solver (`--nodes`, the players' 8 threats).  With `--against`, the same positions are searched
 by another build of threat_kernel.c (compile one with `gcc -O2 -std=c99 -shared -fPIC`), and
 every position where both searches finished must agree: the search's soundness is checked
-along with its speed.
+along with its speed.  The time per node (median and slowest over the searches of 10k nodes or
+more) is what engine/games/gomoku/threats.py's NODE_SECONDS must stay above: a time cap turns
+seconds into a node budget with it, since a compiled search is not interrupted.
 """
 from __future__ import annotations
 
@@ -73,8 +75,11 @@ def run(states: list, nodes: int) -> list[tuple[bool, bool, int, float]]:
 def summary(name: str, results: list) -> str:
     found = sum(r[0] for r in results)
     unfinished = sum(not r[1] for r in results)
+    per_node = sorted(r[3] / r[2] * 1e6 for r in results if r[2] >= 10_000)
+    slowest = f", per node (searches of 10k nodes or more) median {per_node[len(per_node) // 2]:.2f} us, " \
+        f"slowest {per_node[-1]:.2f} us" if per_node else ""
     return (f"{name}: {len(results)} positions, VCT found in {found}, unfinished {unfinished}, "
-            f"{sum(r[2] for r in results):,} nodes, {sum(r[3] for r in results):.2f} s")
+            f"{sum(r[2] for r in results):,} nodes, {sum(r[3] for r in results):.2f} s{slowest}")
 
 
 def main() -> None:

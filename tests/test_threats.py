@@ -12,6 +12,7 @@ VCF search over five-cell windows (no pattern tables).
 from __future__ import annotations
 
 import math
+import random
 from functools import lru_cache
 from pathlib import Path
 
@@ -266,6 +267,56 @@ def test_vct_wins_with_a_three_where_no_vcf_exists():
     board = board_maker(game)(state)
     board.push(result.line[0])
     assert board.open_three_count(0) >= 2
+
+
+def _seeded_positions(seed: int):
+    """States of seeded 15x15 games, each move one of the solver's four best-ranked cells near
+    the stones (so the games are full of threes and fours), 60 plies at most each."""
+    rng = random.Random(seed)
+    game = get_game("gomoku", width=15)
+    solver = ThreatSolver(game)
+    while True:
+        state = game.initial_state().play(game.index(7, 7))
+        while state.outcome() is None and state.ply < 60:
+            near = [c for c in range(game.width * game.height) if not state.cells[c] and _near(state, c, 2)]
+            state = state.play(rng.choice(solver.ranked(state, near)[:4]))
+            if state.outcome() is None:
+                yield state
+
+
+def _three_first_vct_positions(count: int) -> list[tuple[GomokuState, tuple[int, ...]]]:
+    """Positions where the side to move wins by one three and then a VCF, but has no VCF yet."""
+    found = []
+    for state in _seeded_positions(7):
+        if ThreatSolver(state.game).vcf(state, nodes=50_000).line:
+            continue
+        line = ThreatSolver(state.game).vct(state, nodes=200_000, max_threats=1).line
+        if line and not five_cells(state.play(line[0]), state.to_play + 1):
+            found.append((state, line))
+            if len(found) == count:
+                return found
+    return found
+
+
+def _near(state: GomokuState, cell: int, reach: int) -> bool:
+    w = state.width
+    x, y = cell % w, cell // w
+    return any(state.cells[py * w + px] for py in range(max(0, y - reach), min(state.height, y + reach + 1))
+               for px in range(max(0, x - reach), min(w, x + reach + 1)))
+
+
+def test_a_vct_through_a_three_beats_every_reply_not_only_the_ones_the_solver_tried():
+    """The solver answers a three only with the cells of its lines and the defender's fours
+    (threat_kernel.c, against_three): checked here against every reply near the stones (the
+    defender's fours included), each refuted by a brute-force VCF that knows only the rules."""
+    for state, line in _three_first_vct_positions(3):
+        after = state.play(line[0])
+        replies = [c for c in range(after.width * after.height) if not after.cells[c] and _near(after, c, 4)]
+        for reply in replies:
+            answer = after.play(reply)
+            memo: dict = {}
+            assert answer.outcome() is None
+            assert any(brute_vcf(answer, fours, memo) for fours in (2, 3, 5, 9, 16)), (line, reply)
 
 
 def test_vct_finds_nothing_against_a_lone_two():
@@ -526,6 +577,21 @@ def _refuted_past_1000_with_defences_left():
     moves = ["12,10", "11,11", "10,11", "10,10", "12,12", "12,11", "11,12", "13,12", "13,11", "11,10",
              "14,13", "10,9", "9,8"]
     return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(11, 9)
+
+
+def test_timed_mcts_deepens_its_own_vct_past_the_first_budget_and_plays_the_win():
+    """The root's own VCT gets vct_nodes, then more while a share of the clock lasts."""
+    state = next(s for s in _seeded_positions(11)
+                 if not ThreatSolver(s.game).vcf(s, nodes=50_000).win
+                 and not ThreatSolver(s.game).vct(s, nodes=1000).win
+                 and 4000 < ThreatSolver(s.game).vct(s, nodes=64_000).nodes < 64_000
+                 and ThreatSolver(s.game).vct(s, nodes=64_000).win)
+    config = MCTSConfig(seed=1, leaves_per_batch=4)
+    result = MCTS(Uniform(), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(time=2.0))
+    assert result.info is not None and result.info.mate_plies is not None and result.info.mate_plies > 0
+    assert result.value == pytest.approx(1.0)
+    untimed = MCTS(Uniform(), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(nodes=8))
+    assert untimed.info is None or untimed.info.mate_plies is None      # without a clock: the first budget only
 
 
 def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():

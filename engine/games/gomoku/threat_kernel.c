@@ -324,6 +324,7 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
         b->line[idx] = moves[0];
         return 1;
     }
+    if (b->makers[a] == 0) return 0;             /* no four to make (a block must be one too): no scan */
     uint64_t key = b->key ^ SALT[a] ^ (b->use_forbid ? FORBID_SALT : 0);
     int tt_move, failed;
     probe(b, key, &tt_move, &failed);

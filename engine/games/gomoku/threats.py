@@ -56,8 +56,10 @@ ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
 VCT_DEEPEN = 4                # ... then those are checked again with this many times the nodes
 VCT_DEEPEN_LEVELS = 2         # ... at most this many times (1,000 -> 4,000 -> 16,000 nodes)
+OWN_VCT_SHARE = 0.1           # of a timed search's time left: the root's own VCT, deepened ...
+OWN_VCT_MAX_NODES = 256_000   # ... by VCT_DEEPEN up to this many nodes
 VERIFY_SHARE = 0.3            # of a timed search's time left after the root checks: kept to check the chosen move
-VERIFY_MAX_NODES = 64_000     # ... deepening its VCT check up to this many nodes
+VERIFY_MAX_NODES = 256_000    # ... deepening its VCT check up to this many nodes
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,10 @@ class VctDefence:
     complete: bool = True
 
 
-NODE_SECONDS = 20e-6          # a pessimistic cost per solver node: a time cap's node budget
+# A pessimistic cost per solver node: a time cap's node budget.  Measured (benchmarks/vct_speed.py,
+# searches of 10k nodes or more): median 1.2 us on 15x15 and 2.0 us on 20x20, slowest 3.2 us; it
+# was 20 us, which held the check of the chosen move (VERIFY_MAX_NODES) to a tenth of its time.
+NODE_SECONDS = 5e-6
 
 
 class _TimeCap:
@@ -564,6 +569,20 @@ class TreeProver:
         finally:
             solver.stop = None
 
+    def _own_vct(self, solver: ThreatSolver, state, stopper: Stopper | None) -> ThreatResult:
+        """The side to move's VCT: vct_nodes, then in a timed search VCT_DEEPEN times as many
+        while OWN_VCT_SHARE of the time left lasts, up to OWN_VCT_MAX_NODES.  Why: a win by
+        threats that the first budget misses is one the search itself seldom finds in a move
+        (benchmarks/missed_vct.py on the games lost to Rapfi)."""
+        solver.stop = time_cap(stopper, OWN_VCT_SHARE)
+        nodes = self.vct_nodes
+        own = solver.vct(state, nodes=nodes)
+        while (stopper is not None and own.line is None and not own.complete and nodes < OWN_VCT_MAX_NODES
+               and not solver.stop()):
+            nodes *= VCT_DEEPEN
+            own = solver.vct(state, nodes=nodes)
+        return own
+
     def _vct_results(self, solver: ThreatSolver, root, stopper: Stopper | None) -> dict[int, tuple[float, int]]:
         """No VCF either way: the root's VCT (its first move proven won), else the root moves
         that walk into the opponent's VCT, tried by prior until VCT_ENOUGH hold (proven lost).
@@ -573,12 +592,12 @@ class TreeProver:
         state = root.state
         prior = root.raw_prior if root.raw_prior is not None else root.prior
         by_prior = [root.moves[a] for a in sorted(range(len(root.moves)), key=lambda a: -float(prior[a]))]
-        solver.stop = time_cap(stopper, self.vct_share)
+        timed = stopper is not None and stopper.time_left() is not None   # else nothing stops deepening
         try:
-            own = solver.vct(state, nodes=self.vct_nodes)
+            own = self._own_vct(solver, state, stopper if timed else None)
             if own.line is not None:
                 return {own.line[0]: (-1.0, len(own.line) - 1)}
-            timed = stopper is not None and stopper.time_left() is not None   # else nothing stops deepening
+            solver.stop = time_cap(stopper, self.vct_share)
             check = solver.vct_losing_moves(state, by_prior, nodes=self.vct_nodes, enough=VCT_ENOUGH,
                                             deepen_to=self.vct_nodes * VCT_DEEPEN ** VCT_DEEPEN_LEVELS if timed else 0)
         finally:
