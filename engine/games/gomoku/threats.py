@@ -574,11 +574,10 @@ class TreeProver:
         while OWN_VCT_SHARE of the time left lasts, up to OWN_VCT_MAX_NODES.  Why: a win by
         threats that the first budget misses is one the search itself seldom finds in a move
         (benchmarks/missed_vct.py on the games lost to Rapfi)."""
-        solver.stop = time_cap(stopper, OWN_VCT_SHARE)
+        cap = solver.stop = time_cap(stopper, OWN_VCT_SHARE)
         nodes = self.vct_nodes
         own = solver.vct(state, nodes=nodes)
-        while (stopper is not None and own.line is None and not own.complete and nodes < OWN_VCT_MAX_NODES
-               and not solver.stop()):
+        while cap is not None and own.line is None and not own.complete and nodes < OWN_VCT_MAX_NODES and not cap():
             nodes *= VCT_DEEPEN
             own = solver.vct(state, nodes=nodes)
         return own
