@@ -269,13 +269,13 @@ def test_vct_wins_with_a_three_where_no_vcf_exists():
     assert board.open_three_count(0) >= 2
 
 
-def _seeded_positions(seed: int):
+def _seeded_positions(seed: int, games: int = 100):
     """States of seeded 15x15 games, each move one of the solver's four best-ranked cells near
     the stones (so the games are full of threes and fours), 60 plies at most each."""
     rng = random.Random(seed)
     game = get_game("gomoku", width=15)
     solver = ThreatSolver(game)
-    while True:
+    for _ in range(games):
         state = game.initial_state().play(game.index(7, 7))
         while state.outcome() is None and state.ply < 60:
             near = [c for c in range(game.width * game.height) if not state.cells[c] and _near(state, c, 2)]
@@ -295,7 +295,7 @@ def _three_first_vct_positions(count: int) -> list[tuple[GomokuState, tuple[int,
             found.append((state, line))
             if len(found) == count:
                 return found
-    return found
+    raise AssertionError(f"only {len(found)} positions won by a three in the seeded games")
 
 
 def _near(state: GomokuState, cell: int, reach: int) -> bool:
@@ -581,11 +581,12 @@ def _refuted_past_1000_with_defences_left():
 
 def test_timed_mcts_deepens_its_own_vct_past_the_first_budget_and_plays_the_win():
     """The root's own VCT gets vct_nodes, then more while a share of the clock lasts."""
-    state = next(s for s in _seeded_positions(11)
-                 if not ThreatSolver(s.game).vcf(s, nodes=50_000).win
-                 and not ThreatSolver(s.game).vct(s, nodes=1000).win
-                 and 4000 < ThreatSolver(s.game).vct(s, nodes=64_000).nodes < 64_000
-                 and ThreatSolver(s.game).vct(s, nodes=64_000).win)
+    state = next((s for s in _seeded_positions(11)
+                  if not ThreatSolver(s.game).vcf(s, nodes=50_000).win
+                  and not ThreatSolver(s.game).vct(s, nodes=1000).win
+                  and 4000 < ThreatSolver(s.game).vct(s, nodes=64_000).nodes < 64_000
+                  and ThreatSolver(s.game).vct(s, nodes=64_000).win), None)
+    assert state is not None, "no position with a VCT past 1,000 nodes in the seeded games"
     config = MCTSConfig(seed=1, leaves_per_batch=4)
     result = MCTS(Uniform(), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(time=2.0))
     assert result.info is not None and result.info.mate_plies is not None and result.info.mate_plies > 0

@@ -571,9 +571,10 @@ class TreeProver:
 
     def _own_vct(self, solver: ThreatSolver, state, stopper: Stopper | None) -> ThreatResult:
         """The side to move's VCT: vct_nodes, then in a timed search VCT_DEEPEN times as many
-        while OWN_VCT_SHARE of the time left lasts, up to OWN_VCT_MAX_NODES.  Why: a win by
-        threats that the first budget misses is one the search itself seldom finds in a move
-        (benchmarks/missed_vct.py on the games lost to Rapfi)."""
+        while OWN_VCT_SHARE of the time left lasts, up to OWN_VCT_MAX_NODES.  Why: a forced win
+        past the first budget is rare but decisive: 2 of the 56 games loop8 did not win against
+        Rapfi had one that 64,000 nodes find, and one of them was not played
+        (benchmarks/missed_vct.py)."""
         cap = solver.stop = time_cap(stopper, OWN_VCT_SHARE)
         nodes = self.vct_nodes
         own = solver.vct(state, nodes=nodes)
