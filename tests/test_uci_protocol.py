@@ -534,7 +534,9 @@ def test_the_game_clock_keeps_a_reserve_and_a_new_game_forgets_it(session, fake)
     assert fake.calls[-1][1].time == MIN_BUDGET
     session.send("ucinewgame", "position startpos", "go wtime 280 btime 280 winc 10 binc 10")
     session.stdout.expect("bestmove")
-    assert fake.calls[-1][1].soft_time > 0.005
+    # A real move: above the at-once budget (normally about 32 ms, soft 11 ms; how far above
+    # depends on the lag the session has measured, which a busy CI machine inflates).
+    assert fake.calls[-1][1].time > MIN_BUDGET and fake.calls[-1][1].soft_time > MIN_BUDGET
 
 
 def test_ponder_without_a_clock_answers_at_ponderhit(session, fake):
