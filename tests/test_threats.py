@@ -581,11 +581,13 @@ def _refuted_past_1000_with_defences_left():
 
 def test_timed_mcts_deepens_its_own_vct_past_the_first_budget_and_plays_the_win():
     """The root's own VCT gets vct_nodes, then more while a share of the clock lasts."""
-    state = next((s for s in _seeded_positions(11)
-                  if not ThreatSolver(s.game).vcf(s, nodes=50_000).win
-                  and not ThreatSolver(s.game).vct(s, nodes=1000).win
-                  and 4000 < ThreatSolver(s.game).vct(s, nodes=64_000).nodes < 64_000
-                  and ThreatSolver(s.game).vct(s, nodes=64_000).win), None)
+    def past_the_first_budget(s: GomokuState) -> bool:
+        if ThreatSolver(s.game).vcf(s, nodes=50_000).win or ThreatSolver(s.game).vct(s, nodes=1000).win:
+            return False
+        deeper = ThreatSolver(s.game).vct(s, nodes=64_000)
+        return deeper.win and 4000 < deeper.nodes < 64_000
+
+    state = next((s for s in _seeded_positions(11) if past_the_first_budget(s)), None)
     assert state is not None, "no position with a VCT past 1,000 nodes in the seeded games"
     config = MCTSConfig(seed=1, leaves_per_batch=4)
     result = MCTS(Uniform(), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(time=2.0))

@@ -267,6 +267,16 @@ int tk_disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *o
     return disturbing(b, line, n, defender, out);
 }
 
+/* b->mark = value on the cells of m's window on each line in `lines` (bit d: direction d). */
+static void mark_lines(Board *b, int m, int lines, uint8_t value) {
+    for (int dd = 0; dd < 4; dd++) {
+        if (!(lines >> dd & 1)) continue;
+        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
+        for (int k = 0; k < WINDOW; k++)
+            if (g[k] >= 0) b->mark[g[k]] = value;
+    }
+}
+
 /* Of the defender's replies to an open three at m (on the lines in three_lines), the ones that
  * can hold: a cell of those lines within m's window, or a four of the defender's.  Any other
  * reply leaves the attacker an open four and no five of the defender's to stop it, so it
@@ -274,21 +284,11 @@ int tk_disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *o
  * disturbing() returns (every cell near the VCF's line) before a search is spent on it. */
 static int against_three(Board *b, int m, int three_lines, int d, int32_t *replies, int nr) {
     if (!three_lines) return nr;
-    for (int dd = 0; dd < 4; dd++) {
-        if (!(three_lines >> dd & 1)) continue;
-        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
-        for (int k = 0; k < WINDOW; k++)
-            if (g[k] >= 0) b->mark[g[k]] = 1;
-    }
+    mark_lines(b, m, three_lines, 1);
     int kept = 0;
     for (int j = 0; j < nr; j++)
         if (b->mark[replies[j]] || best(b, replies[j], d) >= FOUR) replies[kept++] = replies[j];
-    for (int dd = 0; dd < 4; dd++) {
-        if (!(three_lines >> dd & 1)) continue;
-        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
-        for (int k = 0; k < WINDOW; k++)
-            if (g[k] >= 0) b->mark[g[k]] = 0;
-    }
+    mark_lines(b, m, three_lines, 0);
     return kept;
 }
 
