@@ -597,61 +597,6 @@ def test_timed_mcts_deepens_its_own_vct_past_the_first_budget_and_plays_the_win(
     assert untimed.info is None or untimed.info.mate_plies is None      # without a clock: the first budget only
 
 
-def _deep_vct_position() -> GomokuState:
-    """loop8's lost first-player game 37 of the ninth session's Rapfi runs, before its 15th move:
-    a VCT for the side to move that Rapfi proved and ours finds in about 300,000 nodes."""
-    game = get_game("gomoku", width=15)
-    moves = ["7,6", "7,5", "9,9", "6,6", "8,4", "5,7", "8,5", "6,7", "8,7", "8,3", "6,5", "9,8", "5,4", "4,3"]
-    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves])
-
-
-class _Seconds:
-    """A solver stop callback that never fires from Python and leaves the kernel `seconds`."""
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-
-    def __call__(self) -> bool:
-        return False
-
-    def seconds_left(self) -> float:
-        return self.seconds
-
-
-def test_the_kernel_stops_at_the_time_cap_that_its_node_budget_would_let_run_on():
-    state = _deep_vct_position()
-    found = ThreatSolver(state.game).vct(state, nodes=4_000_000)
-    assert found.win and found.complete and found.nodes > 100_000
-    solver = ThreatSolver(state.game)
-    solver.stop = _Seconds(0.005)
-    capped = solver.vct(state, nodes=4_000_000)
-    assert not capped.win and not capped.complete and capped.nodes < found.nodes
-
-
-class _Valued:
-    """Uniform priors, and this value for every position."""
-    def __init__(self, value: float):
-        self.value = value
-
-    def evaluate(self, states):
-        return [Evaluation(priors=[1.0 / len(s.legal_moves())] * len(s.legal_moves()), value=self.value)
-                for s in states]
-
-
-def test_a_root_valued_as_won_gives_its_own_vct_the_attack_share_and_plays_the_deep_win(monkeypatch):
-    import engine.games.gomoku.threats as threats
-    shares: list[float] = []
-    real_cap = threats.time_cap
-    monkeypatch.setattr(threats, "time_cap", lambda stopper, share: shares.append(share) or real_cap(stopper, share))
-    state = _deep_vct_position()
-    config = MCTSConfig(seed=1, leaves_per_batch=4)
-    result = MCTS(_Valued(0.9), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(time=4.0))
-    assert threats.ATTACK_VCT_SHARE in shares and threats.OWN_VCT_SHARE not in shares
-    assert result.info is not None and result.info.mate_plies is not None and result.info.mate_plies > 0
-    shares.clear()
-    MCTS(_Valued(0.0), config, prover=TreeProver(30, 1200, vct_nodes=1000)).search(state, Limits(time=0.5))
-    assert threats.OWN_VCT_SHARE in shares and threats.ATTACK_VCT_SHARE not in shares
-
-
 def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():
     state, played = _refuted_past_1000_with_defences_left()
     assert ThreatSolver(state.game).vct_after(state, played, nodes=1000).line is None

@@ -10,13 +10,9 @@
  * 2 opponent or off the board); a stone changes one digit in the keys of the 10 cells around
  * it on each of its four lines, so a push or pop re-reads 44 cells.
  */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 199309L   /* clock_gettime under -std=c99 */
-#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Built by setup.py as an extension module so that pip builds it; it is loaded with ctypes,
  * never imported, and this stub only satisfies the extension naming. */
@@ -52,7 +48,6 @@ typedef struct {
     int fives[2], makers[2];   /* (cell, line) pairs where the colour makes five / a four or more */
     uint64_t key;
     long nodes, limit;
-    double deadline;       /* now_seconds() past which a search gives up; 0: none */
     int abort;
     uint8_t *hint, *mark;  /* [n] */
     int use_hint;
@@ -298,21 +293,8 @@ static int against_three(Board *b, int m, int three_lines, int d, int32_t *repli
 }
 
 /* -- the searches --------------------------------------------------------------------------- */
-static double now_seconds(void) {
-#if defined(CLOCK_MONOTONIC)
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
-
-/* The node budget, and every 1,024 nodes (a millisecond or two) the clock: the caller's time
- * cap is exact instead of a node count guessed from a pessimistic cost per node. */
 static inline int count_node(Board *b) {
     if (++b->nodes > b->limit) { b->abort = 1; return 1; }
-    if (b->deadline > 0 && (b->nodes & 1023) == 0 && now_seconds() > b->deadline) { b->abort = 1; return 1; }
     return 0;
 }
 
@@ -491,20 +473,18 @@ static int vct(Board *b, int a, int threats, int fours, int idx, int level) {
     return 0;
 }
 
-/* seconds > 0: the search also stops that long from now. */
-static void start(Board *b, long nodes, double seconds) {
+static void start(Board *b, long nodes) {
     b->nodes = 0;
     b->limit = nodes;
-    b->deadline = seconds > 0 ? now_seconds() + seconds : 0;
     b->abort = 0;
 }
 
 /* Iterative deepening on the number of fours: the shortest proof found, at line[0:]; its
  * length (0: none), *nodes spent, *complete (0 when the budget ran out). */
-int tk_vcf(Board *b, int a, long nodes, double seconds, int max_fours, const uint8_t *hint,
-           const uint8_t *forbid, int32_t *line, long *spent, int *complete) {
+int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, const uint8_t *forbid,
+           int32_t *line, long *spent, int *complete) {
     int found = 0;
-    start(b, nodes, seconds);
+    start(b, nodes);
     b->use_hint = hint != NULL;
     if (hint) memcpy(b->hint, hint, (size_t)b->n);
     b->use_forbid = forbid != NULL;
@@ -521,9 +501,8 @@ int tk_vcf(Board *b, int a, long nodes, double seconds, int max_fours, const uin
     return found;
 }
 
-int tk_vct(Board *b, int a, long nodes, double seconds, int threats, int fours, int32_t *line,
-           long *spent, int *complete) {
-    start(b, nodes, seconds);
+int tk_vct(Board *b, int a, long nodes, int threats, int fours, int32_t *line, long *spent, int *complete) {
+    start(b, nodes);
     b->use_hint = 0;
     if (threats > MAX_THREATS) threats = MAX_THREATS;
     if (fours > MAX_FOURS) fours = MAX_FOURS;

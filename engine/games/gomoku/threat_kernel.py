@@ -60,13 +60,13 @@ def library() -> ctypes.CDLL:
 
 
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
-    p, i, l_, d = ctypes.c_void_p, ctypes.c_int, ctypes.c_long, ctypes.c_double
+    p, i, l_ = ctypes.c_void_p, ctypes.c_int, ctypes.c_long
     signatures = {
         "tk_new": (p, [i, i, i]), "tk_free": (None, [p]), "tk_clear_table": (None, [p]),
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
         "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
-        "tk_vcf": (i, [p, i, l_, d, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, d, i, i, p, p, p]),
+        "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -77,11 +77,6 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
 
 def _pointer(array: np.ndarray) -> int:
     return array.ctypes.data
-
-
-def _seconds(seconds: float | None) -> float:
-    """The kernel's time limit: 0 is none, so a spent limit becomes the smallest positive one."""
-    return 0.0 if seconds is None else max(1e-9, seconds)
 
 
 class KernelBoard:
@@ -142,21 +137,19 @@ class KernelBoard:
         return self._out[:count].tolist()
 
     def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None,
-            forbid: np.ndarray | None = None, seconds: float | None = None) -> tuple[tuple[int, ...] | None, int, bool]:
+            forbid: np.ndarray | None = None) -> tuple[tuple[int, ...] | None, int, bool]:
         """Attacker's shortest VCF: (line or None, nodes, complete); hint: uint8 [N] cells
         tried first; forbid: uint8 [N] cells the first player may not play (renju fouls), so
-        a four of the second player whose only block is one of them wins (a line of two);
-        seconds: the search also gives up (incomplete) after that long."""
-        found = self._lib.tk_vcf(self._handle, attacker, nodes, _seconds(seconds), max_fours,
+        a four of the second player whose only block is one of them wins (a line of two)."""
+        found = self._lib.tk_vcf(self._handle, attacker, nodes, max_fours,
                                  None if hint is None else _pointer(hint),
                                  None if forbid is None else _pointer(forbid), _pointer(self._line),
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
-    def vct(self, attacker: int, nodes: int, threats: int, fours: int,
-            seconds: float | None = None) -> tuple[tuple[int, ...] | None, int, bool]:
-        """Attacker's VCT: (main line or None, nodes, complete); seconds as vcf()."""
-        found = self._lib.tk_vct(self._handle, attacker, nodes, _seconds(seconds), threats, fours, _pointer(self._line),
+    def vct(self, attacker: int, nodes: int, threats: int, fours: int) -> tuple[tuple[int, ...] | None, int, bool]:
+        """Attacker's VCT: (main line or None, nodes, complete)."""
+        found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, _pointer(self._line),
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 

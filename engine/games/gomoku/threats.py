@@ -56,10 +56,8 @@ ROOT_TIME_SHARE = 0.15        # of the time left, for the threat checks before a
 VCT_ENOUGH = 4                # root moves that hold against the opponent's VCT before checks stop
 VCT_DEEPEN = 4                # ... then those are checked again with this many times the nodes
 VCT_DEEPEN_LEVELS = 2         # ... at most this many times (1,000 -> 4,000 -> 16,000 nodes)
-OWN_VCT_SHARE = 0.1           # of a timed search's time left: the root's own VCT, one search ...
-OWN_VCT_MAX_NODES = 1_024_000 # ... of at most this many nodes
-ATTACK_VALUE = 0.4            # a root valued this high for its mover (the search's value so far) ...
-ATTACK_VCT_SHARE = 0.5        # ... gives its own VCT this share instead
+OWN_VCT_SHARE = 0.1           # of a timed search's time left: the root's own VCT, deepened ...
+OWN_VCT_MAX_NODES = 256_000   # ... by VCT_DEEPEN up to this many nodes
 VERIFY_SHARE = 0.3            # of a timed search's time left after the root checks: kept to check the chosen move
 VERIFY_MAX_NODES = 256_000    # ... deepening its VCT check up to this many nodes
 
@@ -117,11 +115,16 @@ class VctDefence:
     complete: bool = True
 
 
+# A pessimistic cost per solver node: a time cap's node budget.  Measured (benchmarks/vct_speed.py,
+# searches of 10k nodes or more): median 1.2 us on 15x15 and 2.0 us on 20x20, slowest 3.2 us; it
+# was 20 us, which held the check of the chosen move (VERIFY_MAX_NODES) to a tenth of its time.
+NODE_SECONDS = 5e-6
+
+
 class _TimeCap:
     """A solver stop callback: the search's stop, or `share` of the time it had left spent.
-    seconds_left() is handed to each compiled search, which reads the clock itself: it is
-    not interrupted from Python, and a node budget guessed from a pessimistic cost per node
-    (5 us, where 1.2-3.2 us was measured) left most of each cap unspent."""
+    seconds_left() lets the solver cap a call's node budget, since a compiled search is not
+    interrupted."""
 
     def __init__(self, stopper: Stopper, share: float):
         left = stopper.time_left()
@@ -282,10 +285,12 @@ class ThreatSolver:
     def _stopped(self) -> bool:
         return self.stop is not None and self.stop()
 
-    def _seconds(self) -> float | None:
-        """The time cap's seconds left, which the compiled search also stops at (None: no cap)."""
+    def _budget(self, nodes: int) -> int:
+        """`nodes`, fewer when the time cap would run out first."""
         seconds_left = getattr(self.stop, "seconds_left", None)
-        return None if seconds_left is None else seconds_left()
+        if seconds_left is None:
+            return nodes
+        return max(1, int(min(nodes, seconds_left() / NODE_SECONDS)))
 
     def _vcf(self, attacker: int, nodes: int, max_plies: int, hint: Iterable[int] = ()) -> ThreatResult:
         if self._stopped():
@@ -304,8 +309,8 @@ class ThreatSolver:
                 forbid[:] = 0
                 forbid[forbidden_points(cells, self.game.width, self.game.height, self.game._rays())] = 1
                 self._forbid_cells = cells
-        result = ThreatResult(*self.kernel.vcf(attacker, nodes, min((max_plies + 1) // 2, MAX_FOURS),
-                                               mask, forbid, self._seconds()))
+        result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
+                                               mask, forbid))
         if result.line is not None and len(result.line) % 2 == 0:
             result = ThreatResult(self._through_foul(result.line), result.nodes, result.complete)
         if self.checked and result.line is not None and not line_holds(self.game, self._cells(), attacker,
@@ -344,8 +349,8 @@ class ThreatSolver:
              vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
         if self._stopped() or self.checked:
             return ThreatResult(None, 0, False)
-        return ThreatResult(*self.kernel.vct(attacker, nodes, min(max_threats, MAX_THREATS),
-                                             min((vcf_plies + 1) // 2, MAX_FOURS), self._seconds()))
+        return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
+                                             min((vcf_plies + 1) // 2, MAX_FOURS)))
 
     def _vct_fixed(self, attacker: int, nodes: int, max_threats: int, _spent: int) -> ThreatResult:
         """_vct with a fixed budget, as _replies calls it."""
@@ -564,20 +569,19 @@ class TreeProver:
         finally:
             solver.stop = None
 
-    def _own_vct(self, solver: ThreatSolver, root, stopper: Stopper | None) -> ThreatResult:
-        """The side to move's VCT: vct_nodes, or in a timed search up to OWN_VCT_MAX_NODES
-        while OWN_VCT_SHARE of the time left lasts (ATTACK_VCT_SHARE when the root's value
-        for its mover is ATTACK_VALUE or more).  Why: a forced win past
-        the first budget is rare but decisive.  Judged by Rapfi (300k nodes), loop8 had a proven win
-        in 8 of the 24 15x15 games it lost as the first player against Rapfi and in 4 of 34 on
-        20x20; our VCT finds it in 5 of those 12 games, in 95k-1M nodes (0.1-1 s), and loop8
-        valued those positions 0.3-0.7 (docs/measurements/issue25-tactics.md)."""
-        state = root.state
-        value = root.value_and_mate()[0]
-        cap = solver.stop = time_cap(stopper, ATTACK_VCT_SHARE if value >= ATTACK_VALUE else OWN_VCT_SHARE)
-        # Timed: one search that stops at the cap's time (the kernel deepens on threats itself,
-        # short proofs first); budgets growing 4x from vct_nodes spent a quarter of the time again.
-        return solver.vct(state, nodes=self.vct_nodes if cap is None else OWN_VCT_MAX_NODES)
+    def _own_vct(self, solver: ThreatSolver, state, stopper: Stopper | None) -> ThreatResult:
+        """The side to move's VCT: vct_nodes, then in a timed search VCT_DEEPEN times as many
+        while OWN_VCT_SHARE of the time left lasts, up to OWN_VCT_MAX_NODES.  Why: a forced win
+        past the first budget is rare but decisive: 2 of the 56 games loop8 did not win against
+        Rapfi had one that 64,000 nodes find, and one of them was not played
+        (benchmarks/missed_vct.py)."""
+        cap = solver.stop = time_cap(stopper, OWN_VCT_SHARE)
+        nodes = self.vct_nodes
+        own = solver.vct(state, nodes=nodes)
+        while cap is not None and own.line is None and not own.complete and nodes < OWN_VCT_MAX_NODES and not cap():
+            nodes *= VCT_DEEPEN
+            own = solver.vct(state, nodes=nodes)
+        return own
 
     def _vct_results(self, solver: ThreatSolver, root, stopper: Stopper | None) -> dict[int, tuple[float, int]]:
         """No VCF either way: the root's VCT (its first move proven won), else the root moves
@@ -590,7 +594,7 @@ class TreeProver:
         by_prior = [root.moves[a] for a in sorted(range(len(root.moves)), key=lambda a: -float(prior[a]))]
         timed = stopper is not None and stopper.time_left() is not None   # else nothing stops deepening
         try:
-            own = self._own_vct(solver, root, stopper if timed else None)
+            own = self._own_vct(solver, state, stopper if timed else None)
             if own.line is not None:
                 return {own.line[0]: (-1.0, len(own.line) - 1)}
             solver.stop = time_cap(stopper, self.vct_share)
