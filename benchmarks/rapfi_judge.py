@@ -8,10 +8,11 @@ judge: for every game an engine whose name starts with `--player` lost, the brai
 the side to move (its `Eval`, a proven win 1.0 and a proven loss 0.0) at every position after the
 opening, with the move played and our player's reported value (protocols/gomocup_teacher.py
 asks).  report: (1) the positions where the brain proves a win for our player: is it one our
-VCT finds (one search of up to `--nodes`, as the played search's own VCT), and in how many nodes
-and seconds; (2) our moves after which the brain proves a win for the opponent while before them
-it did not: is that a VCT of the opponent's that ours finds.  Why: the searches' time shares
-come from these figures (engine/games/gomoku/threats.py), not from guesses.
+VCT finds (one search of up to `--nodes`), and in how many nodes and seconds; (2) our moves
+after which the brain proves a win for the opponent while before them it did not: is that a VCT
+of the opponent's that ours finds.  Why: to know which lost games a deeper threat search would
+have saved, and at what cost in time, before changing the search's time shares
+(engine/games/gomoku/threats.py; docs/measurements/issue25-tactics.md, eleventh session).
 """
 from __future__ import annotations
 
@@ -25,12 +26,12 @@ from engine.games import get_game
 from engine.games.gomoku.threats import ThreatSolver
 
 
-def _state(game, moves: list[str], plies: int):
-    state = game.initial_state()
-    for move in moves[:plies]:
-        x, y = map(int, move.split(","))
-        state = state.play(game.index(x, y))
-    return state
+def _replay(game, moves: list[str]) -> list:
+    """The position before each move, and the one after the last."""
+    states = [game.initial_state()]
+    for move in moves:
+        states.append(states[-1].play(game.index(*map(int, move.split(",")))))
+    return states
 
 
 def _lost_games(path: str, player: str):
@@ -55,8 +56,9 @@ def judge(args) -> None:
             for g in _lost_games(path, args.player):
                 game = get_game("gomoku", width=g["board"], height=g["board"], rule=g["rule"])
                 positions = []
+                states = _replay(game, g["moves"])
                 for ply in range(g["opening"], len(g["moves"])):
-                    state = _state(game, g["moves"], ply)
+                    state = states[ply]
                     if state.outcome() is not None:
                         break
                     advice = teach(state, 0)
@@ -88,10 +90,11 @@ def report(args) -> None:
     for g in games:
         game = get_game("gomoku", width=g["board"], height=g["board"], rule=g["rule"])
         by_ply = {p["ply"]: p for p in g["positions"]}
+        states = _replay(game, g["moves"])
         for p in g["positions"]:
             if not p["ours"]:
                 continue
-            state = _state(game, g["moves"], p["ply"])
+            state = states[p["ply"]]
             if p["judge"] == 1.0:
                 verdict, nodes, seconds = _our_vct(game, state, args.nodes)
                 wins[verdict] += 1
