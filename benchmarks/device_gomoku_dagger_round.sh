@@ -12,7 +12,8 @@
 # since the worker processes are spawned and re-import it.)
 # Usage there: W=.dev/r6/net/gomoku-loop5.pt bash benchmarks/device_gomoku_dagger_round.sh
 # (T15_WORKERS, T20_WORKERS, S15_WORKERS, S20_WORKERS: processes per set, 16 in all; STEPS, LR,
-# CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone.)
+# CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone;
+# ANCHOR_WEIGHTS: one training run per weight of the anchor loss towards W, 0 = none [0].)
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
@@ -39,6 +40,12 @@ for d in data/*; do tar cf $OUT/data-$(basename $d).tar $d; done; ls -la $OUT
 el "train"
 STEPS=${STEPS:-3600}
 DATA=""; for d in data/* $(for o in ${OLD_DATA:-.dev/r6/data}; do echo $o/*; done); do ls $d/*.npz > /dev/null 2>&1 && DATA="$DATA --data $d"; done
-timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W --steps $STEPS --batch-size 256 --lr ${LR:-4e-4} --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every ${CKPT_EVERY:-1200} --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run runs/gpu 2>&1 | tee $OUT/train.txt | tail -20
-cp runs/gpu/ckpt-*.pt runs/gpu/log.jsonl $OUT/ 2>/dev/null; ls runs/gpu
+# One run per anchor weight (0 = no anchor loss; above 0 the run is also trained towards W's own
+# policy and value), each into a fresh run folder: a warm machine keeps the last call's runs/.
+for AW in ${ANCHOR_WEIGHTS:-0}; do
+  RUN=runs/gpu-$(date +%s)-a$AW; A=""; [ "$AW" != 0 ] && A="--anchor $W --anchor-weight $AW"
+  el "train anchor $AW into $RUN"
+  timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W $A --steps $STEPS --batch-size 256 --lr ${LR:-4e-4} --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every ${CKPT_EVERY:-1200} --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run $RUN 2>&1 | tee $OUT/train-a$AW.txt | tail -8
+  mkdir -p $OUT/a$AW; cp $RUN/ckpt-*.pt $RUN/log.jsonl $OUT/a$AW/ 2>/dev/null; ls $RUN
+done
 el "end"

@@ -25,7 +25,7 @@ from engine.train.samples import (GameSpec, ShardError, make_sample, read_shards
 from engine.train.selfplay import SelfPlayConfig, selfplay_batch
 from engine.train.teacher import TeacherConfig, teacher_batch
 from protocols.uci_teacher import uci_teacher
-from engine.train.trainer import RunError, TrainConfig, batch_losses, policy_loss, train
+from engine.train.trainer import RunError, TrainConfig, batch_losses, policy_log_probs, policy_loss, train
 from engine.types import Limits
 from engine.cli import main
 
@@ -373,6 +373,29 @@ def test_training_from_a_version_one_network_widens_it(tmp_path, teacher_shard):
     assert meta["codec_version"] == codec_gomoku.CODEC_VERSION and model.config.in_planes == codec_gomoku.PLANES
 
 
+def test_the_anchor_loss_keeps_a_run_close_to_its_anchor(tmp_path, teacher_shard, gomoku_net):
+    """Trained from the anchor itself on a few one-hot targets: with the anchor loss the
+    network's policy stays nearer the anchor's (KL over the batch) than without it."""
+    dataset = read_shards([teacher_shard])
+    batch = sample_batch(dataset, 0, np.random.default_rng(0), augment=False, indices=np.arange(len(dataset)))
+    anchor = load_checkpoint(gomoku_net)[0].eval()
+
+    def drift(weight: float) -> float:
+        config = TrainConfig(batch_size=16, lr=3e-3, warmup_steps=1, checkpoint_every=30, log_every=30,
+                             val_fraction=0.0, plot=False, anchor_weight=weight)
+        report = train(tmp_path / f"run{weight}", [teacher_shard], None, 30, config, init=gomoku_net,
+                       anchor=gomoku_net)
+        model = load_checkpoint(report.checkpoint)[0].eval()
+        planes, legal = torch.from_numpy(batch.planes), torch.from_numpy(batch.legal)
+        with torch.no_grad():
+            fixed = policy_log_probs("gomoku", tuple(anchor(planes)[:-1]), legal)
+            moved = policy_log_probs("gomoku", tuple(model(planes)[:-1]), legal)
+        return float((fixed.exp() * (fixed - moved)).masked_fill(~legal, 0.0).sum(dim=1).mean())
+
+    free, anchored = drift(0.0), drift(4.0)
+    assert free > 0.05 and anchored < 0.5 * free, (free, anchored)
+
+
 # --- command line -----------------------------------------------------------------------------
 
 def test_cli_teacher_then_train_then_resume(tmp_path):
@@ -412,6 +435,8 @@ def test_cli_selfplay_writes_a_shard_per_board(tmp_path, gomoku_net):
      "bad network name"),
     (["train", "--game", "gomoku", "--data", "DATA", "--steps", "1", "--run", "RUN", "--resume"],
      "nothing to resume"),
+    (["train", "--game", "gomoku", "--data", "DATA", "--steps", "1", "--run", "RUN", "--anchor-weight", "1"],
+     "--anchor"),
 ])
 def test_cli_bad_arguments_are_one_line_errors(tmp_path, teacher_shard, args, expect):
     args = [str(teacher_shard) if a == "DATA" else str(tmp_path / "run") if a == "RUN" else a for a in args]

@@ -84,7 +84,10 @@ class TrainConfig:
     seed: batch sampling and initial weights.  device: "auto" | "cpu" | "cuda" | "mps";
     threads: torch CPU threads (None = torch's default).  reply_weight: weight of the
     opponent-reply auxiliary loss (KataGo uses 0.15; 0 = off); above 0 the network gets a
-    reply head (NetConfig.reply_head) if it has none (gomoku)."""
+    reply head (NetConfig.reply_head) if it has none (gomoku).  anchor_weight: weight of the
+    anchor loss, the cross-entropy of the network's policy and value against a fixed anchor
+    network's on the same batch (0 = off): what keeps a round from forgetting what its
+    starting network knew when the data it learned from is gone (issue 25, tenth round)."""
     batch_size: int = 256
     optimizer: str = "adamw"
     lr: float = 1e-3
@@ -105,6 +108,7 @@ class TrainConfig:
     device: str = "cpu"
     threads: int | None = None
     reply_weight: float = 0.0
+    anchor_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "sgd"):
@@ -115,8 +119,8 @@ class TrainConfig:
             raise ValueError("value_blend must be within [0, 1] and val_fraction within [0, 1)")
         if self.val_samples < 1:
             raise ValueError("val_samples must be positive")
-        if not self.reply_weight >= 0.0:
-            raise ValueError("reply_weight must be >= 0")
+        if not self.reply_weight >= 0.0 or not self.anchor_weight >= 0.0:
+            raise ValueError("reply_weight and anchor_weight must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -177,11 +181,13 @@ def autocast(device: str) -> Any:
 
 
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
-                 value_weight: float = 1.0, value_blend: float = 0.0, reply_weight: float = 0.0
+                 value_weight: float = 1.0, value_blend: float = 0.0, reply_weight: float = 0.0,
+                 anchor: nn.Module | None = None, anchor_weight: float = 0.0
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(total, policy, value, reply) mean losses of `model` on a batch; value_blend and
-    reply_weight as in TrainConfig (reply is 0 when its weight is); on CUDA the forward
-    pass runs under bf16 autocast, the losses are taken in float32."""
+    """(total, policy, value, reply) mean losses of `model` on a batch; value_blend,
+    reply_weight and anchor_weight as in TrainConfig (reply is 0 when its weight is; the
+    anchor's term is in the total only); on CUDA the forward passes run under bf16 autocast,
+    the losses are taken in float32."""
     planes = torch.from_numpy(batch.planes).to(device)
     with autocast(device):
         outputs = [out.float() for out in (model(planes, reply=True) if reply_weight > 0 else model(planes))]
@@ -193,7 +199,22 @@ def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
     policy = policy_loss(game, tuple(outputs[:-1]), target, legal).mean()
     wdl_target = torch.from_numpy(value_targets(batch, value_blend)).to(device)
     value = -(wdl_target * outputs[-1].float().log_softmax(dim=1)).sum(dim=1).mean()
-    return policy + value_weight * value + reply_weight * reply, policy, value, reply
+    total = policy + value_weight * value + reply_weight * reply
+    if anchor is not None and anchor_weight > 0:
+        total = total + anchor_weight * _anchor_loss(anchor, game, planes, outputs, legal, device, value_weight)
+    return total, policy, value, reply
+
+
+def _anchor_loss(anchor: nn.Module, game: str, planes: torch.Tensor, outputs: list[torch.Tensor],
+                 legal: torch.Tensor, device: str, value_weight: float) -> torch.Tensor:
+    """Cross-entropy of the model's outputs (policy logits..., WDL logits) against the frozen
+    anchor's on the same planes: its legal-move policy and its WDL as soft targets."""
+    with torch.no_grad(), autocast(device):
+        fixed = [out.float() for out in anchor(planes)]
+    anchor_policy = policy_log_probs(game, tuple(fixed[:-1]), legal).exp().masked_fill(~legal, 0.0)
+    policy = policy_loss(game, tuple(outputs[:-1]), anchor_policy, legal).mean()
+    value = -(fixed[-1].softmax(dim=1) * outputs[-1].log_softmax(dim=1)).sum(dim=1).mean()
+    return policy + value_weight * value
 
 
 def reply_loss(logits: torch.Tensor, batch: Batch, device: str = "cpu") -> torch.Tensor:
@@ -297,6 +318,17 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
     return _Run(run_dir, model.to(device), config, game)
 
 
+def _anchor(path: str | Path | None, config: TrainConfig, game: str, device: str) -> nn.Module | None:
+    """The anchor loss's network, frozen in eval mode (None when its weight is 0)."""
+    if config.anchor_weight <= 0 or path is None:
+        return None
+    model, _ = load_checkpoint(path, expect_game=game)
+    model = widen_input(model, get_codec(game).planes).to(device).eval()
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    return model
+
+
 def _trim_log(path: Path, step: int) -> None:
     """Drop log lines past `step` (written after the last save of a killed run)."""
     if not path.is_file():
@@ -308,7 +340,7 @@ def _trim_log(path: Path, step: int) -> None:
 
 def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = None, steps: int = 1000,
           config: TrainConfig = TrainConfig(), *, resume: bool = False, init: str | Path | None = None,
-          expect_game: str | None = None, notes: str = "",
+          expect_game: str | None = None, notes: str = "", anchor: str | Path | None = None,
           on_log: Callable[[dict], None] | None = None, show_progress: bool = False) -> TrainReport:
     """Train until `steps` updates in total, checkpointing into run_dir; returns the last.
 
@@ -316,12 +348,15 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
     fresh run from these weights.  resume: continue run_dir's saved state (its optimiser
     settings win over `config`, except device, threads and the intervals).  A fresh run
     refuses a run_dir that already holds a state.  RunError / ShardError / CheckpointError
-    on bad input, each one line.  on_log gets every log entry ("train", "val", "note");
+    on bad input, each one line.  anchor: the fixed network of the anchor loss (needed, and
+    only used, when config.anchor_weight > 0; give it again on resume).  on_log gets every log entry ("train", "val", "note");
     show_progress: a progress bar on stderr.
     """
     from engine.nn.evaluator import resolve_device
 
     run_dir = Path(run_dir)
+    if config.anchor_weight > 0 and anchor is None:
+        raise RunError("an anchor weight above 0 needs the anchor network (--anchor WEIGHTS)")
     everything: Dataset = read_shards(shards, expect_game)
     data = f"trained on {everything.describe()}: {_sources(everything.sources)}"
     device = resolve_device(config.device)
@@ -340,6 +375,7 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
         run_dir.mkdir(parents=True, exist_ok=True)
         run = _fresh(run_dir, config, everything.game, net, init, device)
     config = run.config
+    anchor_model = _anchor(anchor, config, everything.game, device)
     dataset, held_out = split_validation(everything, config.val_fraction)
     log_path = run_dir / LOG_FILE
     _trim_log(log_path, run.step)
@@ -380,7 +416,8 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
         for group in optimizer.param_groups:
             group["lr"] = lr_at(config, run.step)
         total, policy, value, reply = batch_losses(model, dataset.game, batch, device, config.value_weight,
-                                                   config.value_blend, config.reply_weight)
+                                                   config.value_blend, config.reply_weight,
+                                                   anchor_model, config.anchor_weight)
         optimizer.zero_grad(set_to_none=True)
         total.backward()
         optimizer.step()
