@@ -319,9 +319,12 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
 
 
 def _anchor(path: str | Path | None, config: TrainConfig, game: str, device: str) -> nn.Module | None:
-    """The anchor loss's network, frozen in eval mode (None when its weight is 0)."""
-    if config.anchor_weight <= 0 or path is None:
+    """The anchor loss's network, frozen in eval mode (None when its weight is 0).  Checked
+    against the run's own config, so a resumed anchored run cannot go on without its anchor."""
+    if config.anchor_weight <= 0:
         return None
+    if path is None:
+        raise RunError("this run trains with an anchor loss: give its anchor network (--anchor WEIGHTS)")
     model, _ = load_checkpoint(path, expect_game=game)
     model = widen_input(model, get_codec(game).planes).to(device).eval()
     for parameter in model.parameters():
@@ -349,8 +352,8 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
     settings win over `config`, except device, threads and the intervals).  A fresh run
     refuses a run_dir that already holds a state.  RunError / ShardError / CheckpointError
     on bad input, each one line.  anchor: the fixed network of the anchor loss (needed, and
-    only used, when config.anchor_weight > 0; give it again on resume).  on_log gets every log entry ("train", "val", "note");
-    show_progress: a progress bar on stderr.
+    only used, when config.anchor_weight > 0; give it again on resume).  on_log gets every
+    log entry ("train", "val", "note"); show_progress: a progress bar on stderr.
     """
     from engine.nn.evaluator import resolve_device
 
