@@ -396,6 +396,20 @@ def test_the_anchor_loss_keeps_a_run_close_to_its_anchor(tmp_path, teacher_shard
     assert free > 0.05 and anchored < 0.5 * free, (free, anchored)
 
 
+def test_a_resumed_anchored_run_needs_its_anchor(tmp_path, teacher_shard, gomoku_net):
+    """The anchor weight is the run's own setting: resuming without the anchor network is a
+    one-line RunError, not a run that silently goes on without the anchor loss."""
+    config = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=2, log_every=2,
+                         val_fraction=0.0, plot=False, anchor_weight=1.0)
+    train(tmp_path / "run", [teacher_shard], None, 2, config, init=gomoku_net, anchor=gomoku_net)
+    unanchored = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=2, log_every=2,
+                             val_fraction=0.0, plot=False)    # the command line's default weight, 0
+    with pytest.raises(RunError, match="--anchor"):
+        train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True)
+    resumed = train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True, anchor=gomoku_net)
+    assert resumed.step == 4
+
+
 # --- command line -----------------------------------------------------------------------------
 
 def test_cli_teacher_then_train_then_resume(tmp_path):
