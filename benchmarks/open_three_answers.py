@@ -5,11 +5,13 @@
 
 A move that neither stops the opponent's open three nor makes a four lets the opponent make an
 open four.  Judged here by the Python pattern board (GomokuSearchBoard: its four cells and its
-open-three defences), not by the C kernel the player uses (threat_kernel.c, tk_three_replies),
-so the figures also check the player's pruning.  Printed: over every position of the games in
+open-three defences; alpha-beta searches only those moves there).  Printed: over every position of the games in
 which the side to move faces an open three, the network's prior outside those answers; then,
 searching every `--every`-th position for `--time` s with the built player, the share of all
 playouts that went below such a move in any node of the tree that faces an open three.
+Commit fee30b4 kept MCTS's priors on the answers (C kernel, every new node): 10.0 % of the
+playouts went below such moves before, 1.6 % with it, and it changed nothing a match could see
+(docs/measurements/issue25-tactics.md); it was reverted.
 """
 from __future__ import annotations
 

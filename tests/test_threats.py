@@ -71,13 +71,9 @@ def _windows(width: int, height: int) -> tuple[tuple[int, ...], ...]:
 
 def five_cells(state: GomokuState, stone: int) -> set[int]:
     """Empty cells where `stone` (1 or 2) completes five under the game's rule."""
-    return _completions(state.game, state.cells, stone, _windows(state.width, state.height))
-
-
-def _completions(game, cells: bytes, stone: int, windows) -> set[int]:
-    """The empty cells completing a five of `stone` in one of `windows` (five cells each)."""
+    cells, game = state.cells, state.game
     out = set()
-    for window in windows:
+    for window in _windows(game.width, game.height):
         values = [cells[c] for c in window]
         if values.count(stone) == 4 and values.count(0) == 1:
             cell = window[values.index(0)]
@@ -427,101 +423,6 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     quiet = Node(game.state_from_stones([game.index(7, 7)], []))
     prover.prove_leaf(quiet)
     assert quiet.solved is None
-
-
-def _five_cells_through(game, cells: bytes, stone: int, move: int, direction: tuple[int, int] | None = None) -> set[int]:
-    """Empty cells completing a five of `stone` with `move` in it (a stone there already), on
-    the line `direction` or on every line: rules only."""
-    x0, y0 = move % game.width, move // game.width
-    windows = []
-    for dx, dy in ([direction] if direction else _DIRS):
-        for back in range(5):
-            window = [(x0 + (k - back) * dx, y0 + (k - back) * dy) for k in range(5)]
-            if all(0 <= x < game.width and 0 <= y < game.height for x, y in window):
-                windows.append([y * game.width + x for x, y in window])
-    return _completions(game, cells, stone, windows)
-
-
-def _open_four_moves(game, cells: bytes, stone: int, candidates) -> set[int]:
-    """The cells where `stone` makes an open four: two five cells on one line through it."""
-    out = set()
-    for move in candidates:
-        if cells[move]:
-            continue
-        trial = bytearray(cells)
-        trial[move] = stone
-        if any(len(_five_cells_through(game, bytes(trial), stone, move, d)) >= 2 for d in _DIRS):
-            out.add(move)
-    return out
-
-
-def test_the_answers_to_an_open_three_are_the_moves_that_leave_no_open_four_or_make_a_four():
-    """ThreatSolver.three_replies (threat_kernel.c) against the rules alone, on seeded games
-    full of threes: the side to move's answers are its four-making moves and the cells after
-    which the opponent can make no open four; None when the opponent has no open four to make."""
-    checked = lost = 0
-    for state in _seeded_positions(11, games=30):
-        game, cells = state.game, state.cells
-        me, you = state.to_play + 1, 2 - state.to_play
-        if five_cells(state, me) or five_cells(state, you):
-            continue
-        empty = [c for c in range(len(cells)) if not cells[c]]
-        opens = _open_four_moves(game, cells, you, empty)
-        got = ThreatSolver(game).three_replies(state)
-        if not opens:
-            assert got is None
-            continue
-        expected = set()
-        for c in empty:
-            trial = bytearray(cells)
-            trial[c] = me
-            if _five_cells_through(game, bytes(trial), me, c) or not _open_four_moves(game, bytes(trial), you, opens):
-                expected.add(c)
-        assert got == sorted(expected), state
-        checked += 1
-        lost += not expected
-    assert checked >= 20 and lost < checked
-
-
-def _facing_a_straight_three(rule: str = "freestyle") -> GomokuState:
-    """The second player to move; the first has an open three on row 7 (x = 5..7)."""
-    game = get_game("gomoku", width=15, rule=rule)
-    return game.state_from_stones([game.index(5, 7), game.index(6, 7), game.index(7, 7)],
-                                  [game.index(7, 8), game.index(1, 1)])
-
-
-def _expanded(state: GomokuState) -> Node:
-    node = Node(state)
-    moves = state.legal_moves()
-    node.expand(Evaluation(tuple([1.0 / len(moves)] * len(moves)), 0.0))
-    return node
-
-
-def test_a_new_leaf_facing_an_open_three_keeps_its_prior_on_the_answers_only():
-    """A straight three with room on both sides is stopped at its two ends only (a far block
-    leaves an open four); the leaf's other moves get no prior, the two share it all."""
-    state = _facing_a_straight_three()
-    game = state.game
-    node = _expanded(state)
-    TreeProver(leaf_nodes=30, root_nodes=0).prove_leaf(node)
-    kept = {node.moves[a] for a in np.flatnonzero(node.prior)}
-    assert kept == {game.index(4, 7), game.index(8, 7)}
-    assert math.isclose(float(node.prior.sum()), 1.0, rel_tol=1e-6) and node.solved is None
-
-
-def test_priors_stay_whole_without_a_three_to_answer_under_renju_or_when_nothing_holds():
-    game = get_game("gomoku", width=15)
-    quiet = _expanded(game.state_from_stones([game.index(7, 7), game.index(8, 8)], [game.index(7, 8)]))
-    renju = _expanded(_facing_a_straight_three("renju"))
-    # two open threes crossing at no empty cell: no single stone stops both
-    double = _expanded(game.state_from_stones(
-        [game.index(5, 7), game.index(6, 7), game.index(7, 7), game.index(10, 3), game.index(10, 4), game.index(10, 5)],
-        [game.index(0, 0), game.index(14, 14), game.index(0, 14), game.index(14, 0), game.index(0, 7)]))
-    for node in (quiet, renju, double):
-        before = node.prior.copy()
-        TreeProver(leaf_nodes=30, root_nodes=0).prove_leaf(node)
-        assert np.array_equal(node.prior, before)
-    assert ThreatSolver(game).three_replies(double.state) == []
 
 
 def test_mcts_exact_values_from_the_solver_are_right():

@@ -55,7 +55,6 @@ typedef struct {
     int use_forbid;
     int32_t line[LINE_MAX];
     int32_t *vcf_moves, *vct_moves, *vct_replies, *vct_main;
-    int32_t *opens;        /* [n]: tk_three_replies' open-four cells */
     int32_t places[WINDOW];
 } Board;
 
@@ -291,45 +290,6 @@ static int against_three(Board *b, int m, int three_lines, int d, int32_t *repli
         if (b->mark[replies[j]] || best(b, replies[j], d) >= FOUR) replies[kept++] = replies[j];
     mark_lines(b, m, three_lines, 0);
     return kept;
-}
-
-/* The moves that answer the opponent's open threes, for `me` to move with no five cell on the
- * board: my four-makers, and the cells whose stone leaves the opponent no open four to make
- * (looked for in the windows of the lines where it makes one).  Any other move lets the
- * opponent make an open four while I have no four to answer with.  -1 when the opponent has
- * no open three (or a five cell is on the board: the VCF checks answer that); else the count,
- * ascending in out[] (0: no move holds, the position is lost without a counter-four). */
-int tk_three_replies(Board *b, int me, int32_t *out) {
-    int you = 1 - me;
-    if (b->fives[0] || b->fives[1]) return -1;
-    int32_t *opens = b->opens;
-    int no = cells_with(b, you, OPEN_FOUR, OPEN_FOUR, opens);
-    if (!no) return -1;
-    for (int i = 0; i < no; i++) {
-        int f = opens[i];
-        b->mark[f] = 1;
-        for (int d = 0; d < 4; d++) {
-            if (PAT(b, f, d, you) != OPEN_FOUR) continue;
-            const int32_t *g = b->geo + (f * 4 + d) * WINDOW;
-            for (int k = 0; k < WINDOW; k++)
-                if (g[k] >= 0 && !b->cells[g[k]]) b->mark[g[k]] = 1;
-        }
-    }
-    int count = 0;
-    for (int c = 0; c < b->n; c++) {
-        if (b->cells[c]) continue;
-        int keep = best(b, c, me) >= FOUR;
-        if (!keep && b->mark[c]) {
-            tk_push(b, c, me);           /* a stone of mine only takes patterns from the opponent: */
-            keep = 1;                    /* its open fours can only be at cells that had them */
-            for (int i = 0; i < no && keep; i++)
-                if (opens[i] != c && best(b, opens[i], you) == OPEN_FOUR) keep = 0;
-            tk_pop(b, c);
-        }
-        b->mark[c] = 0;
-        if (keep) out[count++] = c;
-    }
-    return count;
 }
 
 /* -- the searches --------------------------------------------------------------------------- */
@@ -571,7 +531,6 @@ void tk_free(Board *b) {
     if (!b) return;
     free(b->geo); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
     free(b->hint); free(b->mark); free(b->forbid); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
-    free(b->opens);
     free(b);
 }
 
@@ -600,9 +559,8 @@ Board *tk_new(int width, int height, int exact) {
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    b->opens = malloc(sizeof(int32_t) * (size_t)n);
     if (!b->geo || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
-        !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main || !b->opens) {
+        !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;
     }

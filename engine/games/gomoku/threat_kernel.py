@@ -66,7 +66,6 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
         "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
-        "tk_three_replies": (i, [p, i, p]),
         "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
@@ -136,13 +135,6 @@ class KernelBoard:
         cells = np.fromiter(line, dtype=np.int32)
         count = self._lib.tk_disturbing(self._handle, _pointer(cells), len(cells), defender, _pointer(self._out))
         return self._out[:count].tolist()
-
-    def three_replies(self, me: int) -> list[int] | None:
-        """`me` to move: the moves that answer the opponent's open threes (my fours, the cells
-        that leave it no open four), ascending; None when it has none (or a five cell is on
-        the board)."""
-        count = self._lib.tk_three_replies(self._handle, me, _pointer(self._out))
-        return None if count < 0 else self._out[:count].tolist()
 
     def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None,
             forbid: np.ndarray | None = None) -> tuple[tuple[int, ...] | None, int, bool]:

@@ -187,13 +187,6 @@ class ThreatSolver:
         self.sync(state.cells)
         return self.kernel.makers(state.to_play)
 
-    def three_replies(self, state: GomokuState) -> list[int] | None:
-        """The side to move's answers to the opponent's open threes (its fours, the cells that
-        leave the opponent no open four), ascending; None when the opponent has no open three
-        or a five cell is on the board."""
-        self.sync(state.cells)
-        return self.kernel.three_replies(state.to_play)
-
     def ranked(self, state: GomokuState, moves: Iterable[int]) -> list[int]:
         """`moves` best first for the side to move (the solver's own move ordering)."""
         self.sync(state.cells)
@@ -489,18 +482,17 @@ class TreeProver:
         return solver
 
     def prove_leaf(self, node) -> None:
-        """A freshly expanded node: solved = +1 when its side to move has a VCF; else, facing
-        an open three, its priors kept to the moves that answer it (answer_threes)."""
+        """A freshly expanded node: solved = +1 when its side to move has a VCF."""
         solver = self._solver(node.state) if node.solved is None else None
         if solver is None or self.leaf_nodes <= 0:
             return
-        near = self._root_ply is None or node.state.ply - self._root_ply <= LEAF_MAX_DEPTH
-        if near and solver.four_makers(node.state) >= LEAF_FOUR_MAKERS:   # else too few fours for a VCF
-            proof = solver.vcf(node.state, nodes=self.leaf_nodes).line
-            if proof is not None:
-                node.solved, node.solved_plies = 1.0, len(proof)
-                return
-        answer_threes(node, solver)
+        if self._root_ply is not None and node.state.ply - self._root_ply > LEAF_MAX_DEPTH:
+            return
+        if solver.four_makers(node.state) < LEAF_FOUR_MAKERS:
+            return                                   # too few fours to start a VCF worth the time
+        proof = solver.vcf(node.state, nodes=self.leaf_nodes).line
+        if proof is not None:
+            node.solved, node.solved_plies = 1.0, len(proof)
 
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
         """An expanded root: prove its winning child, or the children that lose to a VCF.
@@ -613,28 +605,6 @@ class TreeProver:
         if check.threat is not None or not check.complete:
             self._vct_doubt.add(id(root))
         return {move: (1.0, len(line)) for move, line in check.losing.items()}
-
-
-def answer_threes(node, solver: ThreatSolver) -> None:
-    """An expanded node whose opponent has an open three: the priors of the moves that neither
-    stop it nor make a four become 0 (the rest renormalised), so the search spends no playouts
-    on them (selection still reaches them through first-play urgency when every answer looks
-    lost).  Why: each of those moves lets the opponent make an open four; measured on loop11's
-    1 s searches against Rapfi, 17 % of the prior and 10 % of all playouts went to them
-    (docs/measurements/issue25-tactics.md).  Left alone when no move answers (a double three:
-    lost without a counter-four) and under renju and caro, whose fours the kernel's patterns
-    do not know."""
-    if solver.checked or node.moves is None:
-        return
-    replies = solver.three_replies(node.state)
-    if not replies:
-        return
-    keep = np.isin(np.asarray(node.moves), replies)
-    if keep.all():
-        return
-    prior = np.where(keep, node.prior, 0.0).astype(np.float32)
-    total = float(prior.sum())
-    node.prior = prior / total if total > 0.0 else keep.astype(np.float32) / float(keep.sum())
 
 
 def _prove(root, a: int, value: float, plies: int) -> None:
