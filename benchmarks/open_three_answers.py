@@ -45,7 +45,7 @@ def games(paths: list[str]):
             states = [game.initial_state()]
             for text in json.loads(moves):
                 states.append(states[-1].play(game.index(*(int(v) for v in text.split(",")))))
-            yield game, states[:-1]
+            yield game, states
 
 
 def playouts_outside(root) -> tuple[int, int]:
@@ -76,12 +76,12 @@ def main() -> None:
     for game, states in games(args.databases):
         player = build_player(game, PlayerOptions(player="mcts", weights=args.weights)).searcher
         evaluator = player.evaluator
-        for i, state in enumerate(states):
+        for i, state in enumerate(states[:-1]):     # each position a move was played from
             held = answers(state) if i >= 3 else None
             if held is not None:
                 priors = np.asarray(evaluator.evaluate([state])[0].priors)
                 masses.append(sum(float(p) for p, move in zip(priors, state.legal_moves()) if move not in held))
-                played_outside += states[i + 1].last_move not in held if i + 1 < len(states) else 0
+                played_outside += states[i + 1].last_move not in held
             if args.every and i >= 4 and i % args.every == 0:
                 player.new_game()
                 player.search(state, Limits(time=args.time))

@@ -1,6 +1,8 @@
 """Training pipeline: shards, self-play, teacher, trainer, and the `engine` training commands."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import sys
 from pathlib import Path
@@ -402,8 +404,7 @@ def test_a_resumed_anchored_run_needs_its_anchor(tmp_path, teacher_shard, gomoku
     config = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=2, log_every=2,
                          val_fraction=0.0, plot=False, anchor_weight=1.0)
     train(tmp_path / "run", [teacher_shard], None, 2, config, init=gomoku_net, anchor=gomoku_net)
-    unanchored = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=2, log_every=2,
-                             val_fraction=0.0, plot=False)    # the command line's default weight, 0
+    unanchored = dataclasses.replace(config, anchor_weight=0.0)    # the command line's default weight
     with pytest.raises(RunError, match="--anchor"):
         train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True)
     resumed = train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True, anchor=gomoku_net)
