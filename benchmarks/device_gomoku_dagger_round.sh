@@ -13,9 +13,10 @@
 # Usage there: W=.dev/r6/net/gomoku-loop5.pt bash benchmarks/device_gomoku_dagger_round.sh
 # (T15_WORKERS, T20_WORKERS, S15_WORKERS, S20_WORKERS: processes per set, 16 in all; STEPS, LR,
 # CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone;
-# ANCHOR_WEIGHTS: one training run per weight of the anchor loss towards W, 0 = none [0].)
+# ANCHOR_WEIGHTS: one training run per weight of the anchor loss towards W, 0 = none [0];
+# NETS: one run per shape, 'same' or deeper ones grown from W such as res8x32 [same].)
 # Comes back in $OUT, a few files (the device returns at most 8): bench.txt, data.tar (the new shards),
-# run-a<weight>.tar per training run (checkpoints and log.jsonl), logs.tar (every process's log).
+# run-<net>-a<weight>.tar per training run (checkpoints and log.jsonl), logs.tar (every process's log).
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 mkdir -p .dev/logs   # the logs come back as one tar: the device returns at most 8 files from $OUT
@@ -43,13 +44,17 @@ tar cf $OUT/data.tar data; ls -la $OUT
 el "train"
 STEPS=${STEPS:-3600}
 DATA=""; for d in data/* $(for o in ${OLD_DATA:-.dev/r6/data}; do echo $o/*; done); do ls $d/*.npz > /dev/null 2>&1 && DATA="$DATA --data $d"; done
-# One run per anchor weight (0 = no anchor loss; above 0 the run is also trained towards W's own
-# policy and value), each into a fresh run folder: a warm machine keeps the last call's runs/.
+# One run per network shape and anchor weight (0 = no anchor loss; above 0 the run is also trained
+# towards W's own policy and value), each into a fresh run folder: a warm machine keeps the last
+# call's runs/.  NETS: W's own shape ("same") and/or deeper ones grown from W ("res8x32").
+for NET in ${NETS:-same}; do
 for AW in ${ANCHOR_WEIGHTS:-0}; do
-  RUN=runs/gpu-$(date +%s)-a$AW; A=""; [ "$AW" != 0 ] && A="--anchor $W --anchor-weight $AW"
-  el "train anchor $AW into $RUN"
-  timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W $A --steps $STEPS --batch-size 256 --lr ${LR:-4e-4} --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every ${CKPT_EVERY:-1200} --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run $RUN 2>&1 | tee .dev/logs/train-a$AW.txt | tail -8
-  tar cf $OUT/run-a$AW.tar $RUN/ckpt-*.pt $RUN/log.jsonl; ls $RUN   # one file a run: the device returns at most 8 from $OUT
+  RUN=runs/gpu-$(date +%s)-$NET-a$AW; A=""; [ "$AW" != 0 ] && A="--anchor $W --anchor-weight $AW"
+  N=""; [ "$NET" != same ] && N="--net $NET"
+  el "train $NET, anchor $AW into $RUN"
+  timeout ${TRAIN_S:-110} $E train --game gomoku $DATA --init $W $N $A --steps $STEPS --batch-size 256 --lr ${LR:-4e-4} --warmup 100 --decay-steps $((STEPS - 100)) --checkpoint-every ${CKPT_EVERY:-1200} --log-every 400 --no-progress --no-plot --device cuda --seed $((62 + ${SEED_ADD:-0})) --run $RUN 2>&1 | tee .dev/logs/train-$NET-a$AW.txt | tail -8
+  tar cf $OUT/run-$NET-a$AW.tar $RUN/ckpt-*.pt $RUN/log.jsonl; ls $RUN   # one file a run: the device returns at most 8 from $OUT
+done
 done
 tar cf $OUT/logs.tar -C .dev logs
 el "end"

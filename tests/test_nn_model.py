@@ -232,3 +232,34 @@ def test_a_network_claiming_an_unknown_codec_version_is_refused(tmp_path):
     torch.save(payload, tmp_path / "bad.pt")
     with pytest.raises(CheckpointError, match="codec version 7"):
         load_checkpoint(tmp_path / "bad.pt")
+
+
+def _chess_states():
+    game = get_game("chess")
+    state = game.initial_state()
+    states = [state]
+    for move in state.legal_moves()[:2]:
+        states.append(state.play(move))
+    return states
+
+
+def test_a_deepened_network_computes_what_the_shallower_one_did_and_still_trains(tmp_path):
+    """deepen (net2net): added blocks start as the identity, in eval and in train mode, for
+    gomoku and chess; the copy can learn (the added blocks get gradients); never shallower."""
+    from engine.nn.model import deepen
+    torch.manual_seed(5)
+    for game, planes in (("gomoku", torch.from_numpy(codec_gomoku.encode(_renju_states()))),
+                         ("chess", torch.from_numpy(codec_chess.encode(_chess_states())))):
+        shallow = build_model("res2x16", game)
+        for parameter in shallow.parameters():             # trained-looking norms, not the defaults
+            parameter.data.add_(0.1 * torch.randn_like(parameter))
+        deep = deepen(shallow, 5)
+        assert deep.config.blocks == 5 and len(deep.trunk.blocks) == 5
+        with torch.inference_mode():
+            for a, b in zip(shallow(planes), deep(planes)):
+                assert torch.allclose(a, b, atol=1e-5)
+        deep.train()
+        sum(out.float().square().sum() for out in deep(planes)).backward()
+        assert deep.trunk.blocks[4].b[1].weight.grad.abs().sum() > 0
+        with pytest.raises(ValueError):
+            deepen(deep, 4)

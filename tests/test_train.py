@@ -597,3 +597,19 @@ def test_the_reply_weight_is_refused_for_chess_in_one_line(tmp_path, chess_net):
                                        "--run", str(tmp_path / "run"), "--reply-weight", "0.1", "--no-progress"])
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert result.exit_code == 1 and len(errors) == 1 and "gomoku's only" in errors[0], result.output
+
+
+def test_a_run_can_grow_its_init_network_deeper_but_not_change_its_width(tmp_path, teacher_shard, gomoku_net):
+    """--net with more blocks than the --init network: the run starts from the deepened copy
+    (its first step's losses are the init's) and saves the deeper shape; another width is
+    refused with a one-line RunError."""
+    from engine.train.trainer import RunError
+    init = load_checkpoint(gomoku_net)[0]
+    deeper = f"res{init.config.blocks + 2}x{init.config.channels}"
+    config = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=4, log_every=2, plot=False)
+    report = train(tmp_path / "run", [teacher_shard], deeper, 4, config, init=gomoku_net)
+    model, meta = load_checkpoint(report.checkpoint, expect_game="gomoku")
+    assert meta["net"] == deeper and len(model.trunk.blocks) == init.config.blocks + 2
+    with pytest.raises(RunError, match="not res"):
+        train(tmp_path / "wide", [teacher_shard], f"res{init.config.blocks}x{init.config.channels * 2}", 4,
+              config, init=gomoku_net)

@@ -38,7 +38,7 @@ from engine.games.gomoku.codec import MASK_PLANE
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
-__all__ = ["ChessNet", "GomokuNet", "build_model", "widen_input", "with_reply_head", "MASK_PLANE"]
+__all__ = ["ChessNet", "GomokuNet", "build_model", "deepen", "widen_input", "with_reply_head", "MASK_PLANE"]
 
 
 
@@ -186,3 +186,26 @@ def widen_input(model: nn.Module, planes: int) -> nn.Module:
             state[name][:, :config.in_planes] = tensor
     wider.load_state_dict(state)
     return wider.train(model.training)
+
+
+def deepen(model: nn.Module, blocks: int) -> nn.Module:
+    """`model` with `blocks` residual blocks instead of its own (the added ones after the
+    trunk's last), so a larger network starts from a trained one (net2net).  Each added
+    block's second batch norm starts at scale and shift zero: the block adds nothing to
+    its input (already >= 0 and masked), so the deeper network computes exactly what the
+    old one did and training grows into the new depth."""
+    config: NetConfig = model.config  # type: ignore[assignment]
+    if blocks == config.blocks:
+        return model
+    if blocks < config.blocks:
+        raise ValueError(f"cannot make a network shallower ({config.blocks} to {blocks} blocks)")
+    from dataclasses import replace
+    deeper = build_model(replace(config, blocks=blocks))
+    missing, unexpected = deeper.load_state_dict(model.state_dict(), strict=False)
+    assert not unexpected and all(name.startswith("trunk.blocks.") for name in missing)
+    with torch.no_grad():
+        for block in list(deeper.trunk.blocks)[config.blocks:]:
+            norm = block.b[1]
+            norm.weight.zero_()
+            norm.bias.zero_()
+    return deeper.train(model.training)

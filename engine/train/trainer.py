@@ -50,7 +50,7 @@ from torch import nn
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write
-from engine.nn.model import build_model, widen_input, with_reply_head
+from engine.nn.model import build_model, deepen, widen_input, with_reply_head
 from engine.nn.spec import NetConfig, parse_net
 from engine.train.plot import plot_run
 from engine.train.progress import Progress
@@ -303,9 +303,9 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
            device: str) -> _Run:
     if init is not None:
         model, meta = load_checkpoint(init, expect_game=game)
-        if net is not None and parse_net(net, game).name != meta["net"]:
-            raise RunError(f"--init {init} is a {meta['net']} network, not {net}")
         model = widen_input(model, get_codec(game).planes)   # an older codec version's network
+        if net is not None and parse_net(net, game).name != meta["net"]:
+            model = _deepened(model, parse_net(net, game), init)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
@@ -316,6 +316,16 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
             model = with_reply_head(model)
     torch.manual_seed(config.seed)
     return _Run(run_dir, model.to(device), config, game)
+
+
+def _deepened(model: nn.Module, wanted: NetConfig, init: str | Path) -> nn.Module:
+    """The --init network grown to the deeper `wanted` shape (same width; engine/nn/model.py
+    deepen), the only change of shape a trained network can start from."""
+    have: NetConfig = model.config  # type: ignore[assignment]
+    if wanted.channels != have.channels or wanted.blocks < have.blocks:
+        raise RunError(f"--init {init} is a {have.name} network: it can start a run of {have.name} "
+                       f"or of more blocks of {have.channels} channels, not {wanted.name}")
+    return deepen(model, wanted.blocks)
 
 
 def _anchor(path: str | Path | None, config: TrainConfig, game: str, device: str) -> nn.Module | None:
