@@ -426,17 +426,17 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
 
 
 def test_a_leaf_deep_below_the_root_is_still_tried_for_a_vcf():
-    """Leaves down to LEAF_MAX_DEPTH plies below the last root are tried (12 since a match at 1 s
-    on 15x15 kept it over 4): a VCF position ten plies below its root is solved."""
+    """Leaves down to LEAF_MAX_DEPTH plies below the last root are tried (40 since matches at 1 s
+    kept 12 over 4 and 40 over 12): a VCF position twenty plies below its root is solved."""
     from engine.games.gomoku.threats import LEAF_FOUR_MAKERS
 
     name, state, _, _ = next(p for p in VCF if ThreatSolver(p[1].game).four_makers(p[1]) >= LEAF_FOUR_MAKERS
-                             and p[1].ply >= 12)
+                             and p[1].ply >= 22)
     game = state.game
     first = [c for c, v in enumerate(state.cells) if v == 1]
     second = [c for c, v in enumerate(state.cells) if v == 2]
-    root = game.state_from_stones(first[5:], second[5:])
-    assert root.ply == state.ply - 10
+    root = game.state_from_stones(first[10:], second[10:])
+    assert root.ply == state.ply - 20
     prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
     prover.prove_root(Node(root))           # an unexpanded root: only the root's ply is noted
     leaf = Node(state)
