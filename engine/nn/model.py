@@ -203,9 +203,13 @@ def deepen(model: nn.Module, blocks: int) -> nn.Module:
     deeper = build_model(replace(config, blocks=blocks))
     missing, unexpected = deeper.load_state_dict(model.state_dict(), strict=False)
     assert not unexpected and all(name.startswith("trunk.blocks.") for name in missing)
+    trunk = deeper.trunk
+    assert isinstance(trunk, Trunk)
     with torch.no_grad():
-        for block in list(deeper.trunk.blocks)[config.blocks:]:
+        for block in list(trunk.blocks)[config.blocks:]:
+            assert isinstance(block, ResBlock)
             norm = block.b[1]
+            assert isinstance(norm, nn.BatchNorm2d)
             norm.weight.zero_()
             norm.bias.zero_()
     return deeper.train(model.training)
