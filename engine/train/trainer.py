@@ -304,8 +304,9 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
     if init is not None:
         model, meta = load_checkpoint(init, expect_game=game)
         model = widen_input(model, get_codec(game).planes)   # an older codec version's network
-        if net is not None and parse_net(net, game).name != meta["net"]:
-            model = _deepened(model, parse_net(net, game), init)
+        wanted = parse_net(net, game) if net is not None else None
+        if wanted is not None and wanted.name != meta["net"]:
+            model = _deepened(model, wanted, init)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(config.seed)
