@@ -10,8 +10,8 @@
 # worker processes are spawned and re-import it), our games' positions as OURS (EPD, one FEN a line:
 # every position of `arena report DB --pgn`'s games after the first ply).
 # Usage there: W=weights/chess-dagger3-res6x64.pt OURS=.dev/c16/ours.epd bash benchmarks/device_chess_dagger_round.sh
-# (DEVICE [cuda], WORKERS [nproc], DEPTH [8], MULTIPV [4], DATA_S, BENCH_S, STEPS, BATCH, LR, CKPT_EVERY, TRAIN_S, SEED_ADD;
-# NETS: 'same' and/or deeper shapes grown from W such as res8x64 [same]; ANCHOR_WEIGHTS [0].)
+# (DEVICE [cuda], PASSES [4], WORKERS [nproc], DEPTH [8], MULTIPV [4], DATA_S, BENCH_S, STEPS, BATCH, LR, CKPT_EVERY, TRAIN_S, SEED_ADD;
+# NETS: 'same' and/or deeper shapes grown from W such as res8x64 [same]; ANCHOR_WEIGHTS [1: the anchored run validated best].)
 # Comes back in $OUT (the device returns at most 8 files, 16 MiB each): bench.txt, data-<n>.tar (the
 # new shards in parts), run-<net>-a<weight>.tar per training run (last checkpoint, log.jsonl), logs.tar.
 export PYTHONUNBUFFERED=1
@@ -62,11 +62,15 @@ if [ -z "$STEPS" ]; then
     --log-every 50 --checkpoint-every 150 --val-samples 256 --no-progress --no-plot --device ${DEVICE:-cuda} --run runs/probe > .dev/logs/probe.txt 2>&1
   RATE=$(python3 -c "import json; print([d for d in map(json.loads, open('runs/probe/log.jsonl')) if d.get('kind') == 'train'][-1]['steps_per_s'])")
   STEPS=$(python3 -c "print(max(500, int(${RATE:-0} * ${TRAIN_S:-120} * 0.7) // 100 * 100))")
-  el "probe: $RATE steps/s at batch ${BATCH:-512}, so $STEPS steps a run"
+  el "probe: $RATE steps/s at batch ${BATCH:-512}, so $STEPS steps fit in ${TRAIN_S:-120} s"
+  # ... but at most PASSES [4] over the data: 17 passes over 186k positions overfitted (issue25-chess-loop.md).
+  POSITIONS=$(python3 -c "import glob, numpy; print(sum(len(numpy.load(f)['value']) for f in glob.glob('data/*/*.npz')))")
+  STEPS=$(python3 -c "print(max(500, min($STEPS, ${PASSES:-4} * $POSITIONS // ${BATCH:-512} // 100 * 100)))")
+  el "$POSITIONS positions: $STEPS steps a run"
 fi
 CKPT_EVERY=${CKPT_EVERY:-$(( STEPS / 4 ))}
 for NET in ${NETS:-same}; do
-for AW in ${ANCHOR_WEIGHTS:-0}; do
+for AW in ${ANCHOR_WEIGHTS:-1}; do
   RUN=runs/gpu-$(date +%s)-$NET-a$AW; A=""; [ "$AW" != 0 ] && A="--anchor $W --anchor-weight $AW"
   N=""; [ "$NET" != same ] && N="--net $NET"
   el "train $NET, anchor $AW into $RUN"
