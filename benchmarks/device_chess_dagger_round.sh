@@ -10,7 +10,7 @@
 # worker processes are spawned and re-import it), our games' positions as OURS (EPD, one FEN a line:
 # every position of `arena report DB --pgn`'s games after the first ply).
 # Usage there: W=weights/chess-dagger3-res6x64.pt OURS=.dev/c16/ours.epd bash benchmarks/device_chess_dagger_round.sh
-# (DEVICE [cuda], PASSES [4], WORKERS [nproc], DEPTH [8], MULTIPV [4], DATA_S, BENCH_S, STEPS, BATCH, LR, CKPT_EVERY, TRAIN_S, SEED_ADD;
+# (DEVICE [cuda], PASSES [4], OLD_DATA, WORKERS [nproc], DEPTH [8], MULTIPV [4], DATA_S, BENCH_S, STEPS, BATCH, LR, CKPT_EVERY, TRAIN_S, SEED_ADD;
 # NETS: 'same' and/or deeper shapes grown from W such as res8x64 [same]; ANCHOR_WEIGHTS [1: the anchored run validated best].)
 # Comes back in $OUT (the device returns at most 8 files, 16 MiB each): bench.txt, data-<n>.tar (the
 # new shards in parts), run-<net>-a<weight>.tar per training run (last checkpoint, log.jsonl), logs.tar.
@@ -54,7 +54,9 @@ for path in sys.stdin.read().split():
     out.add(path); size += n
 out and out.close()"
 ls -la $OUT
-DATA=""; for d in data/*; do DATA="$DATA --data $d"; done
+# This round's shards plus earlier rounds' (OLD_DATA: folders that each hold one folder of shards per set,
+# e.g. .dev/c16/d/data from the last round's data-1.tar), so a window can grow over several device tasks.
+DIRS=$(echo $(ls -d data/* $(for o in ${OLD_DATA:-}; do echo $o/*; done))); DATA=""; for d in $DIRS; do DATA="$DATA --data $d"; done
 # STEPS unset: a 150-step probe measures this machine's steps/s and the runs take what fits in TRAIN_S
 # (the learning rate's cosine must end inside the time, or the last checkpoint is taken mid-decay).
 if [ -z "$STEPS" ]; then
@@ -64,7 +66,7 @@ if [ -z "$STEPS" ]; then
   STEPS=$(python3 -c "print(max(500, int(${RATE:-0} * ${TRAIN_S:-120} * 0.7) // 100 * 100))")
   el "probe: $RATE steps/s at batch ${BATCH:-512}, so $STEPS steps fit in ${TRAIN_S:-120} s"
   # ... but at most PASSES [4] over the data: 17 passes over 186k positions overfitted (issue25-chess-loop.md).
-  POSITIONS=$(python3 -c "import glob, numpy; print(sum(len(numpy.load(f)['value']) for f in glob.glob('data/*/*.npz')))")
+  POSITIONS=$(python3 -c "import glob, numpy; print(sum(len(numpy.load(f)['value']) for d in '$DIRS'.split() for f in glob.glob(d + '/*.npz')))")
   STEPS=$(python3 -c "print(max(500, min($STEPS, ${PASSES:-4} * $POSITIONS // ${BATCH:-512} // 100 * 100)))")
   el "$POSITIONS positions: $STEPS steps a run"
 fi
