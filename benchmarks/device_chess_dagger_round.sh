@@ -44,11 +44,14 @@ el "data done: $(ls data/t/*.npz | wc -l) + $(ls data/g/*.npz 2>/dev/null | wc -
 ls data/*/*.npz | python3 -c "
 import os, sys, tarfile
 part, size, out = 0, 0, None
-for path in sys.stdin.read().split():
+paths = sys.stdin.read().split()
+for index, path in enumerate(paths):
     n = os.path.getsize(path)
     if out is None or size + n > 15 * 2**20:
         if out: out.close()
-        if part == 3: break
+        if part == 3:
+            print(f'{len(paths) - index} shards did not fit in 3 parts and stay on the machine')
+            break
         part, size = part + 1, 0
         out = tarfile.open(os.path.join(os.environ['OUT'], f'data-{part}.tar'), 'w')
     out.add(path); size += n
