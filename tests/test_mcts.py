@@ -504,8 +504,9 @@ def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
     assert build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.2)).prover.vct_share == 0.2
     off = build.make_searcher(game, PlayerOptions(player="mcts", vct_share=0.0))
     assert off.prover.vct_nodes == 0
+    from engine.games.chess.move_check import AlphaBetaCheck
     chess = build.make_searcher(get_game("chess"), PlayerOptions(player="mcts"))
-    assert chess.prover is None                   # a game without a solver gets none
+    assert isinstance(chess.prover, AlphaBetaCheck)   # chess: no solver, a check of the chosen move
 
 
 # --- forced playouts and policy target pruning (KataGo) -----------------------------------

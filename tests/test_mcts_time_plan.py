@@ -3,7 +3,7 @@ the evaluator advances (50 ms per batch, a slow network call) and a scripted gam
 positions remember the root move they descend from keep it free of timing and noise."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -184,7 +184,7 @@ class QuickCheckProver:
     def verify_reserve(self, roots, stopper) -> float:
         return 0.3 * max(0.0, stopper.time_left() or 0.0) if stopper is not None and stopper.timed else 0.0
 
-    def verify_choice(self, root, choose, stopper) -> None:
+    def verify_choice(self, root, choose, stopper, veto) -> None:
         choose()
         self.checks += 1
 
@@ -211,9 +211,43 @@ class SlowCheckProver(QuickCheckProver):
         super().__init__()
         self.clock = clock
 
-    def verify_choice(self, root, choose, stopper) -> None:
-        super().verify_choice(root, choose, stopper)
+    def verify_choice(self, root, choose, stopper, veto) -> None:
+        super().verify_choice(root, choose, stopper, veto)
         self.clock.now += max(0.0, stopper.time_left() - 0.01)
+
+
+class VetoProver(QuickCheckProver):
+    """Vetoes root move `bad` whenever it is the choice (chess's alpha-beta check does this to
+    a move it sees losing material)."""
+
+    def __init__(self, bad: int) -> None:
+        super().__init__()
+        self.bad, self.seen = bad, []
+
+    def verify_choice(self, root, choose, stopper, veto) -> None:
+        a = choose()
+        self.seen.append(a)
+        if a == self.bad:
+            veto(a)
+            self.seen.append(choose())
+
+
+def test_a_vetoed_move_is_neither_played_nor_searched_on_and_the_next_choice_is_played():
+    clock = ScriptedClock()
+    prover = VetoProver(bad=3)
+    searcher = MCTS(FirstMoveEvaluator(clock, {3: 0.8, 5: 0.3}, {}), MCTSConfig(seed=1), clock=clock, prover=prover)
+    result = searcher.search(PathState(), parse_go("movetime 1000".split(), 0).limits)
+    assert prover.seen[:2] == [3, 5]              # the search's choice, then the next one once vetoed
+    assert result.best_move == 5 and result.info is not None and result.info.pv[0] == 5
+    assert 3 not in prover.seen[2:]               # searched on after the veto: 3 never chosen again
+
+
+def test_a_veto_of_the_only_allowed_move_is_ignored():
+    clock = ScriptedClock()
+    prover = VetoProver(bad=3)
+    searcher = MCTS(FirstMoveEvaluator(clock, {3: 0.8}, {}), MCTSConfig(seed=1), clock=clock, prover=prover)
+    limits = replace(parse_go("movetime 1000".split(), 0).limits, searchmoves=(3,))
+    assert searcher.search(PathState(), limits).best_move == 3
 
 
 def test_a_check_that_leaves_too_little_to_search_on_ends_the_search_on_the_clock():

@@ -29,8 +29,8 @@ class GameProfile:
     -> alpha-beta's board factory (state -> SearchBoard), None when alpha-beta does not play
     it; it raises SolverUnavailable when the solver is asked for and cannot run.  leaf_value:
     () -> a wrapper the network evaluator is put under (chess: mop-up endgames).  prover:
-    (vct_share or None) -> a fresh MCTS prover (gomoku: the threat solver), raising
-    SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
+    (player options) -> a fresh MCTS prover (gomoku: the threat solver; chess: the alpha-beta
+    check of the chosen move), raising SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
     by match (fpu_reduction, policy_temperature) and the prover's vct_share.
     auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
     seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
@@ -43,7 +43,7 @@ class GameProfile:
     codec: str | None = None
     alphabeta_board: Callable[[Any, bool], Any] | None = None
     leaf_value: Callable[[], Callable[[Any], Any]] | None = None
-    prover: Callable[[float | None], Any] | None = None
+    prover: Callable[[Any], Any] | None = None
     mcts_tuned: Mapping[str, float] = field(default_factory=dict)
     auto_alphabeta_below: float | None = None
     openings: Callable[[], OpeningBook] = OpeningBook

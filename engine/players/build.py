@@ -177,7 +177,7 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
 
 def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
     """The game's solver for MCTS (gomoku: the threat solver, with its leaf, root and VCT
-    budgets), or None: a game without one, the solver switched off, or its core missing
+    budgets; chess: the alpha-beta check of the chosen move), or None: a game without one, the solver switched off, or its core missing
     (said in notes).  A new one per MCTS: it keeps per-search state.  Loading happens at
     player build (UCI isready / Gomocup START)."""
     from engine.search.prover import SolverUnavailable
@@ -185,7 +185,7 @@ def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) 
     if make is None or options.threat_solver != "on":
         return None
     try:
-        return make(options.vct_share)
+        return make(options)
     except SolverUnavailable as exc:
         if notes is not None:
             notes.append(_no_threat_solver(exc))

@@ -103,6 +103,10 @@ class PlayerOptions:
         "float", "Gomoku MCTS: the most of the time left the root's VCT checks may take (its own "
         "VCT, moves that walk into the opponent's); 0 turns them off [auto: the game's tuned value].",
         key="vct-share", minimum=0.0))
+    check_share: float | None = _option(None, OptionSpec(
+        "float", "Chess MCTS with a clock: the share of each move's planned time kept back for an "
+        "alpha-beta check of the chosen move, which vetoes a move it sees lose material; 0 turns "
+        "it off [auto: the game's tuned value].", key="check-share", uci="AlphaBetaCheckShare", minimum=0.0))
     threat_solver: str = _option("on", OptionSpec(
         "choice", "Gomoku: the threat solver (VCF/VCT proofs before and inside the search) on or "
         "off; off plays as the searchers did before it existed.", key="threat-solver", choices=("on", "off")))

@@ -169,8 +169,7 @@ class MCTS:
             assert self.prover is not None
             stopper.give_back()
             for tree in trees:
-                self.prover.verify_choice(tree.root, partial(best_child, tree.root, tree.root_mask, 0.0, None),
-                                          stopper)
+                self.prover.verify_choice(tree.root, partial(_chosen, tree), stopper, partial(_veto, tree))
             if not self._time_to_resume(trees, stopper, node_limit, decided):
                 break
             held = self._hold_back_for_verify(trees, stopper)   # what the check left: search on
@@ -588,6 +587,21 @@ def pruned_visits(root: Node, best: int, config: MCTSConfig) -> tuple[int, ...]:
 
 
 TACTICS_SHARE = 0.25   # of a timed search's soft budget, at most, for the root tactics scan
+
+
+def _chosen(tree: Tree) -> int:
+    """The root move the search would play now (the prover's checks read it after each veto)."""
+    return best_child(tree.root, tree.root_mask, 0.0, None)
+
+
+def _veto(tree: Tree, a: int) -> None:
+    """Take root move a out of the tree's choice and further search, as searchmoves would;
+    the last allowed move is never taken out."""
+    moves = tree.root.moves or ()
+    mask = np.ones(len(moves), dtype=bool) if tree.root_mask is None else tree.root_mask.copy()
+    mask[a] = False
+    if mask.any():
+        tree.root_mask = mask
 
 
 def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:

@@ -1,7 +1,8 @@
 """What a game's solver offers MCTS: exact results for positions it can prove.
 
 MCTS knows no game.  A game that has a solver (gomoku's threat solver,
-engine/games/gomoku/threats.py TreeProver) hands MCTS an object with these four calls, and the
+engine/games/gomoku/threats.py TreeProver) or a checker of the chosen move (chess's alpha-beta,
+engine/games/chess/move_check.py) hands MCTS an object with these four calls, and the
 player layer (engine/players/build.py) decides which game gets one and with what budgets.
 """
 from __future__ import annotations
@@ -28,5 +29,8 @@ class Prover(Protocol):
     def verify_reserve(self, roots: Sequence[Any], stopper: Stopper | None) -> float:
         """Seconds of the budget to keep back for verify_choice (0: none)."""
 
-    def verify_choice(self, root: Any, choose: Callable[[], int], stopper: Stopper | None) -> None:
-        """After the search: check the chosen move (choose() gives its index); may prove it lost."""
+    def verify_choice(self, root: Any, choose: Callable[[], int], stopper: Stopper | None,
+                      veto: Callable[[int], None]) -> None:
+        """After the search: check the chosen move (choose() gives its index, after any proof
+        or veto the next one); may prove it lost, or veto(index) it: a verdict short of a
+        proof (chess: alpha-beta sees it lose material) that takes the move out of the choice."""

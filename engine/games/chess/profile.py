@@ -35,6 +35,12 @@ def _records() -> Any:
     return ChessRecords()
 
 
+def _prover(options: Any) -> Any:
+    """The alpha-beta check of MCTS's chosen move, with the player's check_share."""
+    from engine.games.chess.move_check import CHECK_SHARE, AlphaBetaCheck
+    return AlphaBetaCheck(CHECK_SHARE if options.check_share is None else options.check_share)
+
+
 def _leaf_value() -> Any:
     from engine.games.chess.endgames import MopUpEvaluator
     return MopUpEvaluator
@@ -43,6 +49,7 @@ def _leaf_value() -> Any:
 PROFILE = GameProfile(
     name="chess", rules=ChessGame, codec="engine.games.chess.codec",
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, leaf_value=_leaf_value,
+    prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0},
     # Player auto: alpha-beta for moves planned under 0.5 s (docs/measurements/player-auto.md:

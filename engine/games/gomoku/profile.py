@@ -38,13 +38,13 @@ def _alphabeta_board(game: Any, solver: bool) -> Any:
     return board_maker(game, root_threat_nodes=AB_ROOT_THREAT_NODES if solver else 0)
 
 
-def _prover(vct_share: float | None) -> Any:
-    """A fresh threat solver for one MCTS (it keeps per-search state); ThreatKernelUnavailable
-    (a SolverUnavailable) when its compiled core is not built."""
+def _prover(options: Any) -> Any:
+    """A fresh threat solver for one MCTS (it keeps per-search state), with the player's
+    vct_share; ThreatKernelUnavailable (a SolverUnavailable) when its compiled core is not built."""
     from engine.games.gomoku.threat_kernel import library
     from engine.games.gomoku.threats import TreeProver
     library()
-    share = VCT_SHARE if vct_share is None else vct_share
+    share = VCT_SHARE if options.vct_share is None else options.vct_share
     return TreeProver(THREAT_NODES, 40 * THREAT_NODES, VCT_NODES if share > 0 else 0, share)
 
 

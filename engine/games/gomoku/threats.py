@@ -540,7 +540,8 @@ class TreeProver:
             return 0.0
         return max(0.0, stopper.time_left() or 0.0) * VERIFY_SHARE
 
-    def verify_choice(self, root, choose: Callable[[], int], stopper: Stopper | None) -> None:
+    def verify_choice(self, root, choose: Callable[[], int], stopper: Stopper | None,
+                      veto: Callable[[int], None] | None = None) -> None:
         """After the search: is the move it chose (choose() -> root index) refuted by the
         opponent's VCT?  Checked with vct_nodes, then 4x as many while time lasts, up to
         VERIFY_MAX_NODES; a refuted move is proven lost and the next choice is checked.
