@@ -25,7 +25,8 @@ from engine.types import Limits, cp_from_value
 
 __all__ = ["AlphaBetaCheck", "CHECK_SHARE", "VETO_CP"]
 
-CHECK_SHARE = 0.3    # of the move's planned time, kept back for the check
+CHECK_SHARE = 0.3    # of the move's planned time, kept back for the check (when it is on)
+FULL_SEARCH_SHARE = 0.5   # of the check's time: the most the search for alpha-beta's best may start into
 VETO_CP = 100        # the chosen move this far below alpha-beta's best (same depth) is vetoed
 MIN_DEPTH = 2        # a verdict from a shallower search is not trusted
 HASH_MB = 16         # the checker's own transposition table
@@ -76,7 +77,10 @@ class AlphaBetaCheck:
         deadline = stopper.elapsed() + min(self._budget, max(0.0, stopper.time_left() or 0.0))
         searcher = self._alphabeta()
         self.last_best = None
-        best = searcher.search(root.state, Limits(time=max(0.0, deadline - stopper.elapsed())),
+        left = max(0.0, deadline - stopper.elapsed())
+        # No iteration started past half the time: the chosen move's own search needs the rest
+        # (measured: a full search left to its hard limit often left none, and no verdict).
+        best = searcher.search(root.state, Limits(time=left, soft_time=left * FULL_SEARCH_SHARE),
                                stop=stopper.event)
         self.last_best = best.best_move
         if best.info is None or best.info.depth < MIN_DEPTH or best.best_move is None:
