@@ -9,7 +9,7 @@
 # .dev/plyzero_cli.py (calls engine.cli.main under `if __name__ == "__main__":`, since the teacher's
 # worker processes are spawned and re-import it), our games' positions as OURS (EPD, one FEN a line:
 # every position of `arena report DB --pgn`'s games after the first ply: benchmarks/pgn_positions.py).
-# Usage there: W=weights/chess-dagger5-res6x64.pt OURS=.dev/c16/ours.epd bash benchmarks/device_chess_dagger_round.sh
+# Usage there: W=weights/chess-dagger6-res6x64.pt OURS=.dev/c16/ours.epd bash benchmarks/device_chess_dagger_round.sh
 # (DEVICE [cuda], PASSES [4], OLD_DATA, WORKERS [nproc], DEPTH [8], MULTIPV [4], DATA_S, BENCH_S, STEPS, BATCH, LR, CKPT_EVERY, TRAIN_S, SEED_ADD;
 # NETS: 'same' and/or deeper shapes grown from W such as res8x64 [same]; ANCHOR_WEIGHTS [1: the anchored run validated best].)
 # Comes back in $OUT (the device returns at most 8 files, 16 MiB each): bench.txt, data-<n>.tar (the
@@ -24,7 +24,7 @@ python3 -c "import lzma, shutil; shutil.copyfileobj(lzma.open('.dev/stockfish.xz
 echo "uci" | timeout 5 /tmp/stockfish | grep -m1 "^id name" || { echo "stockfish does not start here"; exit 1; }
 nproc; nvidia-smi -L
 E="python3 .dev/plyzero_cli.py"
-W=${W:-weights/chess-dagger5-res6x64.pt}
+W=${W:-weights/chess-dagger6-res6x64.pt}
 el "bench"
 [ "${BENCH_S:-30}" -gt 0 ] && timeout ${BENCH_S:-30} $E bench --scale --game chess --weights $W --device ${DEVICE:-cuda} 2>&1 | tee $OUT/bench.txt
 D=${DATA_S:-300}

@@ -141,7 +141,7 @@ def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
     from engine.players.build import resolve_player
     from conftest import console_script, engine_env
 
-    shipped = FOLDER / "chess-dagger5-res6x64.pt"
+    shipped = FOLDER / "chess-dagger6-res6x64.pt"
     options = resolve_player(get_game("chess"), PlayerOptions(player="auto"))
     assert (options.player, Path(str(options.weights)).resolve()) == ("mcts", shipped.resolve())
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"

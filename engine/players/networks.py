@@ -2,7 +2,7 @@
 
 The one place that looks into the installed `weights` package; engine/search and
 engine/nn are handed a path and never ask.  A game's default is an entry of
-`weights/index.json` (`"chess": {"file": "chess-dagger5-res6x64.pt", "sha256": …}`), not a
+`weights/index.json` (`"chess": {"file": "chess-dagger6-res6x64.pt", "sha256": …}`), not a
 copy of the file: `chess` and `gomoku` are names for shipped networks, checked by sha256.
 A rule may have its own default (`gomoku-caro`), which players of that rule load instead.
 """
