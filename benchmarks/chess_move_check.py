@@ -72,8 +72,8 @@ def replay(rated: str, seconds: float, nodes: int, every: int) -> None:
     from engine.types import Limits
     with open(rated) as handle:
         rows = [r for r in json.load(handle) if abs(r["before"]) < BALANCED][::every]
-    game, engine_limit = get_game("chess"), _stockfish(nodes)
-    engine, limit = engine_limit
+    game = get_game("chess")
+    engine, limit = _stockfish(nodes)
     checker = AlphaBetaCheck()
     changed = []
     for row in rows:

@@ -118,3 +118,5 @@ def test_the_check_share_option_reaches_the_chess_player():
     game = get_game("chess")
     assert make_searcher(game, PlayerOptions(player="mcts")).prover.share == CHECK_SHARE
     assert make_searcher(game, PlayerOptions(player="mcts", check_share=0.5)).prover.share == 0.5
+    # the gomoku threat solver's switch is not the chess check's
+    assert make_searcher(game, PlayerOptions(player="mcts", threat_solver="off")).prover.share == CHECK_SHARE

@@ -29,8 +29,9 @@ class GameProfile:
     -> alpha-beta's board factory (state -> SearchBoard), None when alpha-beta does not play
     it; it raises SolverUnavailable when the solver is asked for and cannot run.  leaf_value:
     () -> a wrapper the network evaluator is put under (chess: mop-up endgames).  prover:
-    (player options) -> a fresh MCTS prover (gomoku: the threat solver; chess: the alpha-beta
-    check of the chosen move), raising SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
+    (player options) -> a fresh MCTS prover or None when the options switch it off (gomoku:
+    the threat solver; chess: the alpha-beta check of the chosen move), raising
+    SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
     by match (fpu_reduction, policy_temperature) and the prover's vct_share.
     auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
     seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated

@@ -176,13 +176,13 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
 
 
 def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:
-    """The game's solver for MCTS (gomoku: the threat solver, with its leaf, root and VCT
-    budgets; chess: the alpha-beta check of the chosen move), or None: a game without one, the solver switched off, or its core missing
-    (said in notes).  A new one per MCTS: it keeps per-search state.  Loading happens at
+    """The game's prover for MCTS (gomoku: the threat solver, with its leaf, root and VCT
+    budgets; chess: the alpha-beta check of the chosen move), or None: a game without one,
+    one its options switch off, or its core missing (said in notes).  A new one per MCTS: it keeps per-search state.  Loading happens at
     player build (UCI isready / Gomocup START)."""
     from engine.search.prover import SolverUnavailable
     make = game_profile(game.name).prover
-    if make is None or options.threat_solver != "on":
+    if make is None:
         return None
     try:
         return make(options)

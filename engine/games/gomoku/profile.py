@@ -40,7 +40,10 @@ def _alphabeta_board(game: Any, solver: bool) -> Any:
 
 def _prover(options: Any) -> Any:
     """A fresh threat solver for one MCTS (it keeps per-search state), with the player's
-    vct_share; ThreatKernelUnavailable (a SolverUnavailable) when its compiled core is not built."""
+    vct_share; None when the player's threat_solver is off; ThreatKernelUnavailable (a
+    SolverUnavailable) when its compiled core is not built."""
+    if options.threat_solver != "on":
+        return None
     from engine.games.gomoku.threat_kernel import library
     from engine.games.gomoku.threats import TreeProver
     library()
