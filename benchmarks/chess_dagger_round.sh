@@ -13,6 +13,7 @@
 #   W=weights/chess-dagger6-res6x64.pt NAME=chess-dagger7-res6x64 DBS="ab.sqlite sf.sqlite" \
 #   OLD_DATA="/work/c16/t /work/c16/g /work/c17/t /work/c18/t" WORK=/work/c19 bash benchmarks/chess_dagger_round.sh
 # About 25 + 45 + 25 minutes on two quiet cores (teacher ~145 positions/s, training ~2.3 steps/s at batch 256).
+# A smoke run of every step in about 2 minutes: DATA_S=40 STEPS=200 AB_GAMES=2 (STEPS must pass the warmup's 100).
 set -e
 CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 W=$(realpath "${W:?the network to start from, e.g. weights/chess-dagger6-res6x64.pt}")
