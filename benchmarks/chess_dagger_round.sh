@@ -4,7 +4,7 @@
 # from the current network on every round's labels, then the candidate against it at fixed playouts.
 # Each step is skipped when its output exists, so a killed round reruns with the same command:
 #   starts.epd   distinct positions of the games in DBS (arena databases where our player played)
-#   data/t       DATA_S [1500] seconds of Stockfish depth-8 labels, Stockfish playing on from each start
+#   data/t       (data/t.done) DATA_S [1500] seconds of Stockfish depth-8 labels, Stockfish playing on from each start
 #   run/         STEPS [6000] steps from W, anchored to W (weight 1), on data/t plus OLD_DATA's shard folders
 #                (resumed from run/state.pt when it exists)
 #   cand/NAME.pt the last checkpoint, with its ONNX and int8 exports
@@ -28,12 +28,15 @@ if [ ! -s starts.epd ]; then
   done
   python "$CHECKOUT/benchmarks/pgn_positions.py" starts.epd $PGNS
 fi
-if [ ! -d data/t ]; then
-  # timeout ends the teacher mid-shard; the shards already written are whole.
+if [ ! -f data/t.done ]; then
+  # A round killed while labelling starts its data again (same seed); timeout, the planned end,
+  # stops the teacher mid-shard with the shards already written whole, and marks the data done.
+  rm -rf data/t
   timeout "${DATA_S:-1500}" engine teacher --game chess --uci /usr/games/stockfish --uci-option Hash=16 \
     --uci-option Threads=1 --depth 8 --multipv 4 --epsilon 0.05 --max-plies 200 --games 100000 \
     --games-per-shard 8 --openings starts.epd --opening-plies 0 --seed "$SEED" --workers 2 --out data/t \
-    > teacher.log 2>&1 || true
+    > teacher.log 2>&1 || [ $? = 124 ]
+  touch data/t.done
 fi
 STEPS=${STEPS:-6000}
 if [ ! -f "run/ckpt-$(printf %07d "$STEPS").pt" ]; then
