@@ -52,8 +52,9 @@ PROFILE = GameProfile(
     prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0},
-    # Player auto: alpha-beta for moves planned under 0.5 s (docs/measurements/player-auto.md:
-    # MCTS scored 14.5/100 against it at 1+0.01, 17.5/40 at 10+0.1, 49/80 at a second a move).
-    auto_alphabeta_below=0.5,
+    # Player auto: alpha-beta for moves planned under 0.12 s (docs/measurements/player-auto.md:
+    # MCTS with chess-dagger6 against it at 3+0.03, a planned 0.094 s a move, 32.5/80; at 5+0.05,
+    # 0.16 s, 44/80; at 10+0.1, 0.32 s, 47.5/80; with chess.pt it was 17.5/40 at 10+0.1, hence 0.5 s before).
+    auto_alphabeta_below=0.12,
     openings=_openings, records=_records,
 )
