@@ -29,34 +29,12 @@ enum { NONE, TWO, THREE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE };
 #define MAX_THREATS 12
 #define WIN 1
 #define FAIL 2
-#define PN_BITS 18
-#define PN_MASK ((1u << PN_BITS) - 1)
-#define PN_INF 0x3FFFFFFFu
-#define PN_MAX_THREATS 24
-#define PN_LEVELS (2 * PN_MAX_THREATS + 4)
-#define PN_BY_VCF (-2)
-#ifndef PN_THREE_INIT
-#define PN_THREE_INIT 2
-#endif
-#define PN_SCRATCH 640     /* b->line offset for the VCF a three threatens (lines stay below it) */
 
 static const int64_t ATTACK[7] = {0, 20, 80, 1500, 2000, 20000, 1000000};
 static const int64_t DEFEND[7] = {0, 15, 60, 1000, 1200, 15000, 500000};
 static const uint64_t SALT[2] = {0x2545F4914F6CDD1DULL, 0x1E3779B97F4A7C15ULL};
 static const uint64_t VCT_SALT = 0x6A09E667F3BCC909ULL;
 static const uint64_t FORBID_SALT = 0xBB67AE8584CAA73BULL;
-static const uint64_t PN_OR_SALT = 0x3C6EF372FE94F82BULL;
-static const uint64_t PN_AND_SALT = 0xA54FF53A5F1D36F1ULL;
-
-/* A node of the proof-number VCT (tk_vct_pn): proof and disproof numbers for the attacker,
- * the threats left when it was searched (a disproof holds only that deep), the winning move. */
-typedef struct {
-    uint64_t key;
-    uint32_t pn, dn;
-    int16_t move;          /* proven OR node: the winning move, PN_BY_VCF when a VCF proves it */
-    int8_t left;
-    int8_t used;
-} PnEntry;
 
 typedef struct {
     int n;
@@ -78,9 +56,6 @@ typedef struct {
     int32_t line[LINE_MAX];
     int32_t *vcf_moves, *vct_moves, *vct_replies, *vct_main;
     int32_t places[WINDOW];
-    PnEntry *pn_table;     /* [1 << PN_BITS]: the proof-number search's nodes */
-    int32_t *pn_moves;     /* [PN_LEVELS][n]: each level's moves (OR) or replies (AND) */
-    uint32_t *pn_a, *pn_b; /* [PN_LEVELS][n]: their children's proof and disproof numbers */
 } Board;
 
 /* -- the pattern table ------------------------------------------------------------------ */
@@ -544,199 +519,6 @@ int tk_vct(Board *b, int a, long nodes, int threats, int fours, int32_t *line, l
     return found;
 }
 
-/* -- the proof-number VCT -------------------------------------------------------------------- */
-/* The same proofs as vct() (the same attacking moves, replies and VCF checks), searched by
- * depth-first proof-number search (df-pn, Nagai 2002) instead of iterative deepening on the
- * number of threats.  Why: deepening searches every line of each depth again, and the VCTs
- * that beat us needed 64,000 to millions of its nodes (docs/measurements/issue25-tactics.md);
- * df-pn follows the lines whose proof looks cheapest (fewest replies left) and keeps every
- * node's proof and disproof numbers in its own table, so a long proof down a narrow line costs
- * about its own size.  Proofs are exact; a disproof holds for the threats left when it was
- * found (a node reached again with more threats left is searched again). */
-static inline uint32_t pn_add(uint32_t x, uint32_t y) { uint32_t s = x + y; return s >= PN_INF ? PN_INF : s; }
-/* A child's threshold from its best sibling's number: 1 + epsilon (Pawlewicz and Lew) rather
- * than + 1, so the search does not switch back and forth between two close children. */
-static inline uint32_t pn_grow(uint32_t x) { return x >= PN_INF ? PN_INF : x + (x >> 2) + 1; }
-static inline uint64_t pn_or_key(uint64_t key, int a) { return key ^ SALT[a] ^ PN_OR_SALT; }
-static inline uint64_t pn_and_key(uint64_t key, int a) { return key ^ SALT[a] ^ PN_AND_SALT; }
-static inline PnEntry *pn_slot(const Board *b, uint64_t key) { return b->pn_table + (key & PN_MASK); }
-
-static inline int pn_known(const PnEntry *e, uint64_t key, int left) {
-    return e->used && e->key == key && (e->dn != 0 || e->left >= left);
-}
-
-/* The node's (pn, dn) as last stored; 1, 1 when unknown. */
-static inline int pn_read(const Board *b, uint64_t key, int left, uint32_t *pn, uint32_t *dn) {
-    const PnEntry *e = pn_slot(b, key);
-    if (pn_known(e, key, left)) { *pn = e->pn; *dn = e->dn; return 1; }
-    *pn = 1; *dn = 1;
-    return 0;
-}
-
-static void pn_write(Board *b, uint64_t key, int left, uint32_t pn, uint32_t dn, int move) {
-    PnEntry *e = pn_slot(b, key);
-    e->key = key; e->pn = pn; e->dn = dn; e->move = (int16_t)move; e->left = (int8_t)left; e->used = 1;
-}
-
-static inline int open_three_lines(const Board *b, int m, int a) {
-    int lines = 0;
-    for (int d = 0; d < 4; d++) lines |= (PAT(b, m, d, a) == OPEN_THREE) << d;
-    return lines;
-}
-
-/* Attacker a's moves (a to move): the one block when the defender has a five cell (none when
- * he has two), else a's fours and open threes, best first, as vct(). */
-static int pn_moves(Board *b, int a, int32_t *moves) {
-    int d = 1 - a;
-    if (b->fives[d] > 0) return cells_with(b, d, FIVE, FIVE, moves) == 1;
-    int n4 = cells_with(b, a, FOUR, FIVE, moves);
-    rank(b, moves, n4, a);
-    int n3 = cells_with(b, a, OPEN_THREE, OPEN_THREE, moves + n4);
-    rank(b, moves + n4, n3, a);
-    return n4 + n3;
-}
-
-/* The defender's replies once attacker a has played m (three_lines: the lines on which m made
- * an open three), best first, as vct(): > 0 their count; 0 when m threatens nothing (no VCF
- * if the defender passed); -1 when m made two five cells (replies[0], replies[1]). */
-static int pn_replies(Board *b, int a, int m, int three_lines, int fours, int32_t *replies) {
-    int d = 1 - a;
-    int32_t f[8];
-    int nf = fives_near(b, m, a, f);
-    if (nf >= 2 && b->fives[d] == 0) { replies[0] = f[0]; replies[1] = f[1]; return -1; }
-    if (nf >= 1) { replies[0] = f[0]; return 1; }
-    int threat = vcf(b, a, fours, PN_SCRATCH, 0);
-    if (b->abort || !threat) return 0;
-    int nr = disturbing(b, b->line + PN_SCRATCH, threat, d, replies);
-    nr = against_three(b, m, three_lines, d, replies, nr);
-    rank(b, replies, nr, d);
-    return nr;
-}
-
-static void pn_or(Board *b, int a, int left, int fours, int level, uint32_t th_pn, uint32_t th_dn);
-
-/* Defender to move after attacker a's move m: a wins if every reply leaves a a win. */
-static void pn_and(Board *b, int a, int m, int three_lines, int left, int fours, int level,
-                   uint32_t th_pn, uint32_t th_dn) {
-    uint64_t key = pn_and_key(b->key, a);
-    if (count_node(b)) return;
-    int32_t *replies = b->pn_moves + (size_t)level * b->n;
-    uint32_t *cp = b->pn_a + (size_t)level * b->n, *cd = b->pn_b + (size_t)level * b->n;
-    int nr = pn_replies(b, a, m, three_lines, fours, replies);
-    if (b->abort) return;
-    if (nr <= 0) { pn_write(b, key, left, nr < 0 ? 0 : PN_INF, nr < 0 ? PN_INF : 0, -1); return; }
-    int d = 1 - a;
-    uint32_t pn, dn;
-    for (;;) {
-        int pick = 0;
-        uint32_t dn2 = PN_INF;
-        pn = 0; dn = PN_INF;
-        for (int j = 0; j < nr; j++) {
-            pn_read(b, pn_or_key(b->key ^ b->zob[replies[j] * 2 + d], a), left, cp + j, cd + j);
-            pn = pn_add(pn, cp[j]);
-            if (cd[j] < dn) { dn2 = dn; dn = cd[j]; pick = j; }
-            else if (cd[j] < dn2) dn2 = cd[j];
-        }
-        if (pn >= th_pn || dn >= th_dn) break;
-        uint32_t child_dn = th_dn < pn_grow(dn2) ? th_dn : pn_grow(dn2);
-        uint32_t child_pn = th_pn >= PN_INF ? PN_INF : th_pn - pn + cp[pick];
-        int r = replies[pick];
-        tk_push(b, r, d);
-        pn_or(b, a, left, fours, level + 1, child_pn, child_dn);
-        tk_pop(b, r);
-        if (b->abort) return;
-    }
-    pn_write(b, key, left, pn, dn, -1);
-}
-
-/* Attacker a to move with `left` threats: a wins by a VCF, or by a threat whose every reply
- * leaves a win. */
-static void pn_or(Board *b, int a, int left, int fours, int level, uint32_t th_pn, uint32_t th_dn) {
-    uint64_t key = pn_or_key(b->key, a);
-    const PnEntry *e = pn_slot(b, key);
-    if (pn_known(e, key, left) && (e->pn == 0 || e->dn == 0)) return;
-    if (count_node(b)) return;
-    if (vcf(b, a, fours, PN_SCRATCH, 0)) { pn_write(b, key, left, 0, PN_INF, PN_BY_VCF); return; }
-    if (b->abort) return;
-    int32_t *moves = b->pn_moves + (size_t)level * b->n;
-    uint32_t *cp = b->pn_a + (size_t)level * b->n, *cd = b->pn_b + (size_t)level * b->n;
-    int nm = left > 0 && level + 2 < PN_LEVELS ? pn_moves(b, a, moves) : 0;
-    if (nm == 0) { pn_write(b, key, left, PN_INF, 0, -1); return; }
-    uint32_t pn, dn;
-    int pick;
-    for (;;) {
-        uint32_t pn2 = PN_INF;
-        pick = 0; pn = PN_INF; dn = 0;
-        for (int i = 0; i < nm; i++) {
-            if (!pn_read(b, pn_and_key(b->key ^ b->zob[moves[i] * 2 + a], a), left - 1, cp + i, cd + i))
-                cp[i] = best(b, moves[i], a) >= FOUR ? 1 : PN_THREE_INIT;
-            dn = pn_add(dn, cd[i]);
-            if (cp[i] < pn) { pn2 = pn; pn = cp[i]; pick = i; }
-            else if (cp[i] < pn2) pn2 = cp[i];
-        }
-        if (pn >= th_pn || dn >= th_dn) break;
-        uint32_t child_pn = th_pn < pn_grow(pn2) ? th_pn : pn_grow(pn2);
-        uint32_t child_dn = th_dn >= PN_INF ? PN_INF : th_dn - dn + cd[pick];
-        int m = moves[pick], lines = open_three_lines(b, m, a);
-        tk_push(b, m, a);
-        pn_and(b, a, m, lines, left - 1, fours, level + 1, child_pn, child_dn);
-        tk_pop(b, m);
-        if (b->abort) return;
-    }
-    pn_write(b, key, left, pn, dn, pn == 0 ? moves[pick] : -1);
-}
-
-/* A proven OR node's main line at line[idx:] (the first reply at each three): its length, 0
- * when the table lost the proof and searching it again ran out of nodes. */
-static int pn_line(Board *b, int a, int left, int fours, int idx, int level) {
-    uint64_t key = pn_or_key(b->key, a);
-    const PnEntry *e = pn_slot(b, key);
-    if (!(pn_known(e, key, left) && e->pn == 0)) {
-        pn_or(b, a, left, fours, level, PN_INF, PN_INF);
-        if (b->abort || !(pn_known(e, key, left) && e->pn == 0)) return 0;
-    }
-    if (e->move == PN_BY_VCF) return vcf(b, a, fours, idx, 0);
-    int m = e->move, lines = open_three_lines(b, m, a), found = 0;
-    int32_t *replies = b->pn_moves + (size_t)(level + 1) * b->n;
-    tk_push(b, m, a);
-    int nr = pn_replies(b, a, m, lines, fours, replies);
-    if (nr < 0) {
-        b->line[idx] = m; b->line[idx + 1] = replies[0]; b->line[idx + 2] = replies[1];
-        found = 3;
-    } else if (nr > 0 && !b->abort) {
-        int r = replies[0];
-        tk_push(b, r, 1 - a);
-        int rest = pn_line(b, a, left - 1, fours, idx + 2, level + 2);
-        tk_pop(b, r);
-        if (rest) { b->line[idx] = m; b->line[idx + 1] = r; found = rest + 2; }
-    }
-    tk_pop(b, m);
-    return found;
-}
-
-int tk_vct_pn(Board *b, int a, long nodes, int threats, int fours, int32_t *line, long *spent, int *complete) {
-    start(b, nodes);
-    b->use_hint = 0;
-    if (threats > PN_MAX_THREATS) threats = PN_MAX_THREATS;
-    if (fours > MAX_FOURS) fours = MAX_FOURS;
-    pn_or(b, a, threats, fours, 0, PN_INF, PN_INF);
-    int found = 0, done = !b->abort;
-    if (done) {
-        uint32_t pn, dn;
-        pn_read(b, pn_or_key(b->key, a), threats, &pn, &dn);
-        if (pn == 0) {
-            b->limit = b->nodes + nodes / 4 + 10000;   /* the line follows the table: a few nodes */
-            found = pn_line(b, a, threats, fours, 0, 0);
-            done = !b->abort && found > 0;
-        }
-    }
-    *spent = b->nodes;
-    *complete = done;
-    if (!done) found = 0;
-    memcpy(line, b->line, (size_t)found * sizeof(int32_t));
-    return found;
-}
-
 /* -- life cycle ------------------------------------------------------------------------------ */
 static uint64_t splitmix(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
@@ -749,14 +531,12 @@ void tk_free(Board *b) {
     if (!b) return;
     free(b->geo); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
     free(b->hint); free(b->mark); free(b->forbid); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
-    free(b->pn_table); free(b->pn_moves); free(b->pn_a); free(b->pn_b);
     free(b);
 }
 
 void tk_clear_table(Board *b) {
     memset(b->ttk, 0, sizeof(uint64_t) << TT_BITS);
     memset(b->ttv, 0, sizeof(uint64_t) << TT_BITS);
-    memset(b->pn_table, 0, sizeof(PnEntry) << PN_BITS);
 }
 
 Board *tk_new(int width, int height, int exact) {
@@ -779,13 +559,8 @@ Board *tk_new(int width, int height, int exact) {
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    b->pn_table = calloc((size_t)1 << PN_BITS, sizeof(PnEntry));
-    b->pn_moves = malloc(sizeof(int32_t) * (size_t)n * PN_LEVELS);
-    b->pn_a = malloc(sizeof(uint32_t) * (size_t)n * PN_LEVELS);
-    b->pn_b = malloc(sizeof(uint32_t) * (size_t)n * PN_LEVELS);
     if (!b->geo || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
-        !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main || !b->pn_table || !b->pn_moves ||
-        !b->pn_a || !b->pn_b) {
+        !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;
     }

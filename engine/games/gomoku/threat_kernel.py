@@ -67,7 +67,6 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
         "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
-        "tk_vct_pn": (i, [p, i, l_, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -152,13 +151,6 @@ class KernelBoard:
         """Attacker's VCT: (main line or None, nodes, complete)."""
         found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, _pointer(self._line),
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
-        return self._result(found)
-
-    def vct_pn(self, attacker: int, nodes: int, threats: int, fours: int) -> tuple[tuple[int, ...] | None, int, bool]:
-        """Attacker's VCT by proof-number search (the same proofs as vct, searched best-first):
-        (main line or None, nodes, complete); complete without a line: none within `threats`."""
-        found = self._lib.tk_vct_pn(self._handle, attacker, nodes, threats, fours, _pointer(self._line),
-                                    ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
     def _result(self, found: int) -> tuple[tuple[int, ...] | None, int, bool]:
