@@ -27,8 +27,7 @@ from engine.train.samples import (GameSpec, ShardError, make_sample, read_shards
 from engine.train.selfplay import SelfPlayConfig, selfplay_batch
 from engine.train.teacher import TeacherConfig, teacher_batch
 from protocols.uci_teacher import uci_teacher
-from engine.train.trainer import (RunError, TrainConfig, anchor_targets, batch_losses, policy_log_probs,
-                                  policy_loss, train)
+from engine.train.trainer import RunError, TrainConfig, batch_losses, policy_log_probs, policy_loss, train
 from engine.types import Limits
 from engine.cli import main
 
@@ -410,59 +409,6 @@ def test_a_resumed_anchored_run_needs_its_anchor(tmp_path, teacher_shard, gomoku
         train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True)
     resumed = train(tmp_path / "run", [teacher_shard], None, 4, unanchored, resume=True, anchor=gomoku_net)
     assert resumed.step == 4
-
-
-
-def test_symmetric_anchor_targets_are_the_same_for_every_view_of_a_board(teacher_shard, gomoku_net):
-    """Averaged over the board's eight symmetries, the anchor's policy and value do not depend
-    on which way the board is turned (its plain outputs do, for a network that is not exactly
-    symmetric), and they are the mean of the eight views' own outputs."""
-    dataset = read_shards([teacher_shard])
-    batch = sample_batch(dataset, 0, np.random.default_rng(0), augment=False, indices=np.arange(len(dataset)))
-    anchor = load_checkpoint(gomoku_net)[0].eval()
-    planes, legal = torch.from_numpy(batch.planes), torch.from_numpy(batch.legal)
-    size = planes.shape[-1]
-    turned = torch.rot90(planes, 1, (2, 3))
-    turned_legal = torch.rot90(legal.view(-1, size, size), 1, (1, 2)).reshape(legal.shape)
-
-    def back(policy: torch.Tensor) -> torch.Tensor:   # a turned board's policy in the original frame
-        return torch.rot90(policy.view(-1, size, size), -1, (1, 2)).reshape(policy.shape)
-
-    plain, plain_wdl = anchor_targets(anchor, "gomoku", planes, legal, "cpu", symmetric=False)
-    plain_turned, plain_turned_wdl = anchor_targets(anchor, "gomoku", turned, turned_legal, "cpu", symmetric=False)
-    assert (back(plain_turned) - plain).abs().max() > 1e-3 or (plain_turned_wdl - plain_wdl).abs().max() > 1e-3
-    mean, mean_wdl = anchor_targets(anchor, "gomoku", planes, legal, "cpu", symmetric=True)
-    mean_turned, mean_turned_wdl = anchor_targets(anchor, "gomoku", turned, turned_legal, "cpu", symmetric=True)
-    assert torch.allclose(back(mean_turned), mean, atol=1e-5) and torch.allclose(mean_turned_wdl, mean_wdl, atol=1e-5)
-    assert torch.allclose(mean.sum(dim=1), torch.ones(len(mean)), atol=1e-5)
-    views = [anchor_targets(anchor, "gomoku", torch.flip(torch.rot90(planes, k, (2, 3)), (3,)) if flip
-                            else torch.rot90(planes, k, (2, 3)),
-                            torch.flip(torch.rot90(legal.view(-1, size, size), k, (1, 2)), (2,)).reshape(legal.shape)
-                            if flip else torch.rot90(legal.view(-1, size, size), k, (1, 2)).reshape(legal.shape),
-                            "cpu", symmetric=False)[1] for flip in (False, True) for k in range(4)]
-    assert torch.allclose(torch.stack(views).mean(dim=0), mean_wdl, atol=1e-5)
-
-
-def test_a_symmetric_anchor_trains_and_is_refused_for_chess(tmp_path, teacher_shard, gomoku_net, chess_net):
-    """--anchor-symmetric runs through the command line for gomoku, and chess (no board
-    symmetries) gets a one-line error instead of a run."""
-    runner = CliRunner()
-    args = ["train", "--game", "gomoku", "--data", str(teacher_shard), "--steps", "2", "--batch-size", "8",
-            "--init", str(gomoku_net), "--anchor", str(gomoku_net), "--anchor-weight", "1", "--anchor-symmetric",
-            "--val-fraction", "0", "--no-plot", "--no-progress", "--run", str(tmp_path / "run")]
-    result = runner.invoke(main, args)
-    assert result.exit_code == 0, result.output
-    state = torch.load(tmp_path / "run" / "state.pt", weights_only=True)
-    assert state["config"]["anchor_symmetric"] is True
-    chess_game = get_game("chess")
-    states = [chess_game.state_from_fen("startpos", ["e2e4"][:n]) for n in range(2)]
-    samples = [make_sample(state, np.full(len(state.legal_moves()), 1.0 / len(state.legal_moves())))
-               for state in states]
-    write_shard(tmp_path / "chess.npz", samples, CHESS)
-    config = TrainConfig(batch_size=2, val_fraction=0.0, plot=False, anchor_weight=1.0, anchor_symmetric=True)
-    with pytest.raises(RunError, match="symmetries"):
-        train(tmp_path / "chess", [tmp_path / "chess.npz"], None, 2, config, init=chess_net, anchor=chess_net,
-              expect_game="chess")
 
 
 # --- command line -----------------------------------------------------------------------------

@@ -319,9 +319,6 @@ def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games:
               help="A fixed network whose policy and value the run is also trained towards (with --anchor-weight).")
 @click.option("--anchor-weight", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
               help="Weight of the anchor loss (0 = off); keeps a round close to --anchor where its data is gone.")
-@click.option("--anchor-symmetric", is_flag=True, default=False,
-              help="Gomoku: the anchor's targets are its outputs averaged over the board's symmetries "
-                   "(distils that ensemble into the trained network).")
 @click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar on stderr.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda", "mps"]), default="auto", show_default=True)
@@ -331,8 +328,8 @@ def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir
           init: str | None, batch_size: int, optimizer: str, lr: float, weight_decay: float, warmup: int,
           decay_steps: int | None, checkpoint_every: int, log_every: int, augment: bool,
           value_blend: float | None, val_fraction: float, val_samples: int, plot: bool, reply_weight: float,
-          anchor: str | None, anchor_weight: float, anchor_symmetric: bool, progress: bool, seed: int, device: str,
-          threads: int | None, notes: str) -> None:
+          anchor: str | None, anchor_weight: float, progress: bool, seed: int, device: str, threads: int | None,
+          notes: str) -> None:
     """Train a network on sample shards; checkpoints, log.jsonl (losses, validation metrics),
     training.png and a resumable state go to --run."""
     from engine.train.trainer import DEFAULT_VALUE_BLEND, TrainConfig
@@ -345,7 +342,7 @@ def train(game: str, data: tuple[str, ...], net: str | None, steps: int, run_dir
                              val_fraction=val_fraction, val_samples=val_samples, plot=plot,
                              checkpoint_every=checkpoint_every, log_every=log_every, seed=seed,
                              device=device, threads=threads, reply_weight=reply_weight,
-                             anchor_weight=anchor_weight, anchor_symmetric=anchor_symmetric)
+                             anchor_weight=anchor_weight)
         report = run_training(run_dir, data, net, steps, config, resume=resume, init=init,
                               expect_game=game, notes=notes, anchor=anchor, on_log=lambda e: click.echo(log_line(e)),
                               show_progress=progress)

@@ -87,10 +87,7 @@ class TrainConfig:
     reply head (NetConfig.reply_head) if it has none (gomoku).  anchor_weight: weight of the
     anchor loss, the cross-entropy of the network's policy and value against a fixed anchor
     network's on the same batch (0 = off): what keeps a round from forgetting what its
-    starting network knew when the data it learned from is gone (issue 25, tenth round).
-    anchor_symmetric (gomoku): the anchor's targets are its outputs averaged over the board's
-    symmetries (8 on squares, 4 on rectangles), an ensemble better than the anchor itself on
-    held-out Rapfi positions, so the run distils that ensemble into one network (issue 25)."""
+    starting network knew when the data it learned from is gone (issue 25, tenth round)."""
     batch_size: int = 256
     optimizer: str = "adamw"
     lr: float = 1e-3
@@ -112,7 +109,6 @@ class TrainConfig:
     threads: int | None = None
     reply_weight: float = 0.0
     anchor_weight: float = 0.0
-    anchor_symmetric: bool = False
 
     def __post_init__(self) -> None:
         if self.optimizer not in ("adamw", "sgd"):
@@ -186,10 +182,10 @@ def autocast(device: str) -> Any:
 
 def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
                  value_weight: float = 1.0, value_blend: float = 0.0, reply_weight: float = 0.0,
-                 anchor: nn.Module | None = None, anchor_weight: float = 0.0, anchor_symmetric: bool = False
+                 anchor: nn.Module | None = None, anchor_weight: float = 0.0
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(total, policy, value, reply) mean losses of `model` on a batch; value_blend,
-    reply_weight, anchor_weight and anchor_symmetric as in TrainConfig (reply is 0 when its weight is; the
+    reply_weight and anchor_weight as in TrainConfig (reply is 0 when its weight is; the
     anchor's term is in the total only); on CUDA the forward passes run under bf16 autocast,
     the losses are taken in float32."""
     planes = torch.from_numpy(batch.planes).to(device)
@@ -205,47 +201,20 @@ def batch_losses(model: nn.Module, game: str, batch: Batch, device: str = "cpu",
     value = -(wdl_target * outputs[-1].float().log_softmax(dim=1)).sum(dim=1).mean()
     total = policy + value_weight * value + reply_weight * reply
     if anchor is not None and anchor_weight > 0:
-        anchor_policy, anchor_wdl = anchor_targets(anchor, game, planes, legal, device, anchor_symmetric)
-        anchor_term = policy_loss(game, tuple(outputs[:-1]), anchor_policy, legal).mean()
-        anchor_term = anchor_term - value_weight * (anchor_wdl * outputs[-1].log_softmax(dim=1)).sum(dim=1).mean()
-        total = total + anchor_weight * anchor_term
+        total = total + anchor_weight * _anchor_loss(anchor, game, planes, outputs, legal, device, value_weight)
     return total, policy, value, reply
 
 
-def anchor_targets(anchor: nn.Module, game: str, planes: torch.Tensor, legal: torch.Tensor, device: str,
-                    symmetric: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    """The frozen anchor's legal-move policy [B, P] and WDL probabilities [B, 3] on these planes,
-    or (symmetric, gomoku) their means over the board's symmetries, each policy mapped back to
-    the planes' own frame."""
-    views = board_symmetries(planes.shape[-2], planes.shape[-1]) if symmetric else [(0, False)]
-    policy_sum, wdl_sum = torch.zeros(legal.shape, device=device), torch.zeros(planes.shape[0], 3, device=device)
-    with torch.no_grad():
-        for turns, flip in views:
-            with autocast(device):
-                fixed = [out.float() for out in anchor(_dihedral(planes, turns, flip))]
-            if symmetric:   # gomoku's policy logits [B, H, W] back to the planes' frame
-                fixed[0] = _undo_dihedral(fixed[0], turns, flip)
-            policy_sum += policy_log_probs(game, tuple(fixed[:-1]), legal).exp().masked_fill(~legal, 0.0)
-            wdl_sum += fixed[-1].softmax(dim=1)
-    return policy_sum / len(views), wdl_sum / len(views)
-
-
-def board_symmetries(height: int, width: int) -> list[tuple[int, bool]]:
-    """(quarter turns, mirror) of a board's symmetries: 8 on a square, 4 on a rectangle
-    (a quarter turn would change its shape)."""
-    turns = range(4) if height == width else (0, 2)
-    return [(k, flip) for flip in (False, True) for k in turns]
-
-
-def _dihedral(tensor: torch.Tensor, turns: int, flip: bool) -> torch.Tensor:
-    """Rotate the last two axes by `turns` quarter turns, then mirror them left-right."""
-    out = torch.rot90(tensor, turns, (-2, -1)) if turns else tensor
-    return torch.flip(out, (-1,)) if flip else out
-
-
-def _undo_dihedral(tensor: torch.Tensor, turns: int, flip: bool) -> torch.Tensor:
-    out = torch.flip(tensor, (-1,)) if flip else tensor
-    return torch.rot90(out, -turns, (-2, -1)) if turns else out
+def _anchor_loss(anchor: nn.Module, game: str, planes: torch.Tensor, outputs: list[torch.Tensor],
+                 legal: torch.Tensor, device: str, value_weight: float) -> torch.Tensor:
+    """Cross-entropy of the model's outputs (policy logits..., WDL logits) against the frozen
+    anchor's on the same planes: its legal-move policy and its WDL as soft targets."""
+    with torch.no_grad(), autocast(device):
+        fixed = [out.float() for out in anchor(planes)]
+    anchor_policy = policy_log_probs(game, tuple(fixed[:-1]), legal).exp().masked_fill(~legal, 0.0)
+    policy = policy_loss(game, tuple(outputs[:-1]), anchor_policy, legal).mean()
+    value = -(fixed[-1].softmax(dim=1) * outputs[-1].log_softmax(dim=1)).sum(dim=1).mean()
+    return policy + value_weight * value
 
 
 def reply_loss(logits: torch.Tensor, batch: Batch, device: str = "cpu") -> torch.Tensor:
@@ -363,8 +332,6 @@ def _deepened(model: nn.Module, wanted: NetConfig, init: str | Path) -> nn.Modul
 def _anchor(path: str | Path | None, config: TrainConfig, game: str, device: str) -> nn.Module | None:
     """The anchor loss's network, frozen in eval mode (None when its weight is 0).  Checked
     against the run's own config, so a resumed anchored run cannot go on without its anchor."""
-    if config.anchor_symmetric and not get_codec(game).symmetric:
-        raise RunError(f"--anchor-symmetric needs a game with board symmetries (gomoku), not {game}")
     if config.anchor_weight <= 0:
         return None
     if path is None:
@@ -464,7 +431,7 @@ def train(run_dir: str | Path, shards: Iterable[str | Path], net: str | None = N
             group["lr"] = lr_at(config, run.step)
         total, policy, value, reply = batch_losses(model, dataset.game, batch, device, config.value_weight,
                                                    config.value_blend, config.reply_weight,
-                                                   anchor_model, config.anchor_weight, config.anchor_symmetric)
+                                                   anchor_model, config.anchor_weight)
         optimizer.zero_grad(set_to_none=True)
         total.backward()
         optimizer.step()
