@@ -99,13 +99,15 @@ def played_move(check_share: float | None, limits: Limits) -> tuple[chess.Move, 
 
 
 def test_the_played_mcts_does_not_hang_its_queen_under_a_clock_but_does_with_the_check_off():
-    move, searcher = played_move(None, Limits(time=0.8))
+    # 2 s, so the check's 30 % leaves alpha-beta time to spare on a loaded CI machine (at 0.8 s
+    # one full-suite run on two cores got no verdict in time).
+    move, searcher = played_move(None, Limits(time=2.0))
     assert isinstance(searcher.prover, AlphaBetaCheck) and searcher.prover.vetoed >= 1
     assert move != chess.Move.from_uci("d1c2")
     board = chess.Board(FEN)
     board.push(move)
     assert not any(board.piece_type_at(m.to_square) == chess.QUEEN and board.is_capture(m) for m in board.legal_moves)
-    off, searcher = played_move(0.0, Limits(time=0.8))
+    off, searcher = played_move(0.0, Limits(time=2.0))
     assert off == chess.Move.from_uci("d1c2") and searcher.prover.vetoed == 0
 
 
