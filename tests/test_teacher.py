@@ -14,6 +14,7 @@ from engine.games import get_game
 from engine.train.samples import (Batch, GameSpec, make_sample, read_shards, sample_batch, split_validation,
                                   value_targets, with_outcome, write_shard)
 from engine.games.gomoku.psq import PsqError, PsqGame, read_psq
+from engine.train.jobs import plan_jobs
 from engine.train.teacher import TeacherConfig, teacher_batch
 from engine.games.base import Outcome
 from engine.cli import main
@@ -302,3 +303,15 @@ def test_validation_split_holds_out_whole_games_the_same_way_every_time(tmp_path
     assert np.array_equal(held.buckets[0].game_key, again_held.buckets[0].game_key)
     assert not set(held.buckets[0].game_key) & set(train.buckets[0].game_key)   # no game in both
     assert split_validation(dataset, 0.0) == (dataset, None)
+
+
+def test_teacher_jobs_take_the_boards_in_turn_so_a_run_stopped_early_has_every_board(tmp_path):
+    """40 games on 15x15 and 20x20, 8 a shard: the shards alternate between the boards (a long
+    teacher run is stopped when time is up), each board gets its 20 games, and the shard names
+    (what a rerun resumes by) are numbered per board."""
+    specs = [GameSpec("gomoku", 15, 15), GameSpec("gomoku", 20, 20)]
+    jobs = plan_jobs("teacher", specs, 40, 8, 7, tmp_path, TeacherConfig(depth=1))
+    assert [(job.spec.width, job.games) for job in jobs] == [(15, 8), (20, 8), (15, 8), (20, 8), (15, 4), (20, 4)]
+    assert [Path(job.path).name for job in jobs[:2]] == ["teacher-gomoku15x15-seed7-00000.npz",
+                                                          "teacher-gomoku20x20-seed7-00000.npz"]
+    assert len({job.seed for job in jobs}) == len(jobs)

@@ -9,6 +9,7 @@ only on its place in the plan, so the shards it does write are the same).
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,10 +59,13 @@ def plan_jobs(kind: str, specs: Sequence[GameSpec], total_games: int, games_per_
               out_dir: str | Path, settings: SelfPlayConfig | TeacherConfig,
               weights: str | None = None, make_teacher: TeacherFactory | None = None) -> list[Job]:
     """total_games spread evenly over the board specs (the first ones get the remainder),
-    cut into shards of at most games_per_shard games, each with its own seed."""
-    jobs = []
+    cut into shards of at most games_per_shard games, each with its own seed.  The boards take
+    turns (first shard of each, then the second of each, ...), so a run stopped early, as long
+    teacher runs are, has shards of every board."""
+    per_spec = []
     for s, spec in enumerate(specs):
         games = total_games // len(specs) + (1 if s < total_games % len(specs) else 0)
+        jobs = []
         for index, start in enumerate(range(0, games, games_per_shard)):
             count = min(games_per_shard, games - start)
             job_seed = game_seed(seed, s * 1_000_003 + index)
@@ -69,7 +73,8 @@ def plan_jobs(kind: str, specs: Sequence[GameSpec], total_games: int, games_per_
             name = f"{kind}-{spec.label}{rule}-seed{seed}-{index:05d}.npz"
             jobs.append(Job(kind, spec, count, job_seed, str(Path(out_dir) / name), settings, weights,
                             make_teacher))
-    return jobs
+        per_spec.append(jobs)
+    return [job for turn in itertools.zip_longest(*per_spec) for job in turn if job is not None]
 
 
 def play_job(job: Job) -> tuple[list[Sample], float, str]:
