@@ -17,6 +17,7 @@ import argparse
 import numpy as np
 import torch
 
+from engine.games.gomoku import symmetry_permutations
 from engine.nn.checkpoint import load_checkpoint
 from engine.train.samples import read_shards, sample_batch, shard_paths
 from engine.train.trainer import policy_log_probs
@@ -24,10 +25,6 @@ from engine.train.validate import validation_indices
 
 WAYS = ("as played", "one random view", "mean of the views")
 
-
-def views(height: int, width: int) -> list[tuple[int, bool]]:
-    """(quarter turns, mirror) of the board's symmetries."""
-    return [(k, flip) for flip in (False, True) for k in (range(4) if height == width else (0, 2))]
 
 
 def main() -> None:
@@ -50,11 +47,14 @@ def main() -> None:
             planes = torch.from_numpy(batch.planes[:, :model.config.in_planes])
             legal, target = torch.from_numpy(batch.legal), torch.from_numpy(batch.target)
             probs, values = [], []
+            b, c, height, width = planes.shape
+            flat = planes.reshape(b, c, -1)
             with torch.no_grad():
-                for turns, flip in views(planes.shape[2], planes.shape[3]):
-                    turned = torch.rot90(planes, turns, (2, 3))
-                    policy, wdl = model(torch.flip(turned, (3,)) if flip else turned)
-                    policy = torch.rot90(torch.flip(policy, (2,)) if flip else policy, -turns, (1, 2))
+                for perm in map(torch.tensor, symmetry_permutations(width, height)):   # identity first
+                    moved = torch.empty_like(flat)
+                    moved[:, :, perm] = flat                   # cell i goes to perm[i]
+                    policy, wdl = model(moved.reshape(b, c, height, width))
+                    policy = policy.reshape(b, -1)[:, perm]    # back to the position's own frame
                     probs.append(policy_log_probs("gomoku", (policy,), legal).exp())
                     wdl = wdl.float().softmax(dim=1)
                     values.append((wdl[:, 0] - wdl[:, 2]).numpy())
