@@ -50,7 +50,7 @@ from engine.search_thread import SearchThread
 from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.types import Searcher
 from engine.types import Limits, SearchInfo, SearchResult
-from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, fallback_move,
+from protocols.gomocup_policy import (INSTANT_S, UNLIMITED_MS, ProtocolError, brain_threads, fallback_move,
                                      follow_stones, format_message, keep_back_latency, move_budget,
                                      parse_ints)
 from protocols.io import LineReader, LineWriter
@@ -75,6 +75,7 @@ class MatchSettings:
     rule_bits: int = 0
     max_node: int = 0       # Rapfi's and Yixin's extensions: a node / depth cap per move (0 = none)
     max_depth: int = 0
+    thread_num: int = 0     # Yixin Board's extension: the threads the brain may use (0 = not told)
     folder: str | None = None
 
 
@@ -403,6 +404,8 @@ class GomocupBrain:
         if memory_mb > 0:  # Hash = 1/6 of the judge's limit: alpha-beta's TT, or MCTS's tree plus a
             # network cache of Hash / 2 (engine/players/build.py): 1/4 of the limit at most
             options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 6)))
+        if self.settings.thread_num > 0:   # the manager's allowance: the network's threads
+            options = options.with_changes(threads=brain_threads(self.settings.thread_num))
         key = (game, options)
         if self._engine is not None and self._engine_key == key:
             return self._engine
@@ -444,7 +447,7 @@ class GomocupBrain:
             self.settings.folder = value
             return
         if key not in ("timeout_turn", "timeout_match", "time_left", "max_memory", "game_type", "rule",
-                       "max_node", "max_depth"):
+                       "max_node", "max_depth", "thread_num"):
             return
         try:
             number = int(value)

@@ -7,6 +7,7 @@ leads to the stones the manager says are on the board.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from itertools import permutations
 from typing import Sequence
@@ -16,7 +17,7 @@ from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
-__all__ = ["move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
+__all__ = ["brain_threads", "move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
@@ -108,6 +109,14 @@ def format_message(info: SearchInfo, game: GomokuGame) -> str:
     if info.pv:
         parts.append("pv " + " ".join(game.format_move(None, m) for m in info.pv[:8]))
     return " ".join(parts)
+
+
+def brain_threads(thread_num: int, cpus: int | None = None) -> int:
+    """INFO thread_num (Yixin Board's extension; Rapfi reads it too) -> the network's threads:
+    what the manager allows, never more than the CPUs this process may run on, at least 1."""
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(thread_num, cpus, 256))
 
 
 def fallback_move(state: GomokuState) -> int:
