@@ -405,7 +405,8 @@ class GomocupBrain:
             # network cache of Hash / 2 (engine/players/build.py): 1/4 of the limit at most
             options = options.with_changes(hash_mb=max(1, min(options.hash_mb, memory_mb // 6)))
         if self.settings.thread_num > 0:   # the manager's allowance: the network's threads
-            options = options.with_changes(threads=brain_threads(self.settings.thread_num))
+            threads = brain_threads(self.settings.thread_num, self.settings.max_memory)
+            options = options.with_changes(threads=threads)
         key = (game, options)
         if self._engine is not None and self._engine_key == key:
             return self._engine

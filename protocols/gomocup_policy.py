@@ -17,7 +17,7 @@ from engine.games.gomoku import GomokuGame, GomokuState
 from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
-__all__ = ["brain_threads", "move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
+__all__ = ["brain_threads", "MEMORY_LIMITED_THREADS", "move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
            "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
@@ -111,12 +111,19 @@ def format_message(info: SearchInfo, game: GomokuGame) -> str:
     return " ".join(parts)
 
 
-def brain_threads(thread_num: int, cpus: int | None = None) -> int:
+# Under the judge's memory limit, at most this many network threads: each adds address space
+# (VmSize 264 MB at one thread, 303 MB at eight, python benchmarks/gomocup_memory.py, of 350 MB).
+MEMORY_LIMITED_THREADS = 8
+
+
+def brain_threads(thread_num: int, max_memory: int = 0, cpus: int | None = None) -> int:
     """INFO thread_num (Yixin Board's extension; Rapfi reads it too) -> the network's threads:
-    what the manager allows, never more than the CPUs this process may run on, at least 1."""
+    what the manager allows, never more than the CPUs this process may run on, at least 1,
+    and at most MEMORY_LIMITED_THREADS while INFO max_memory limits the brain."""
     if cpus is None:
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(thread_num, cpus, 256))
+    cap = min(cpus, 256, MEMORY_LIMITED_THREADS if max_memory > 0 else 256)
+    return max(1, min(thread_num, cap))
 
 
 def fallback_move(state: GomokuState) -> int:

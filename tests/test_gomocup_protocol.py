@@ -13,7 +13,7 @@ from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
-from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, UNLIMITED_MS, brain_threads, fallback_move,
+from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS, brain_threads, fallback_move,
                                       format_message, keep_back_latency, move_budget)
 
 MOVE = re.compile(r"^\d+,\d+$")
@@ -379,6 +379,8 @@ def test_thread_num_sets_the_network_threads_within_the_cpus():
     assert brain_threads(16, cpus=2) == 2
     assert brain_threads(1, cpus=64) == 1
     assert brain_threads(1000, cpus=1000) == 256       # the option's own ceiling
+    assert brain_threads(64, max_memory=350 * 2**20, cpus=64) == MEMORY_LIMITED_THREADS
+    assert brain_threads(4, max_memory=350 * 2**20, cpus=64) == 4
     fake = Recorder()
     talk("INFO thread_num 1\nSTART 15\nBEGIN\n", fake=fake, player="mcts")
     assert fake.options[-1].threads == 1
