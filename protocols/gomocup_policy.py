@@ -7,18 +7,19 @@ leads to the stones the manager says are on the board.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from itertools import permutations
 from typing import Sequence
 
 from engine.games.base import GameSetupError, IllegalMoveError
 from engine.games.gomoku import GomokuGame, GomokuState
+from engine.players.options import option_by_key
+from engine.train.pool import default_workers
 from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
-__all__ = ["brain_threads", "MEMORY_LIMITED_THREADS", "move_budget", "keep_back_latency", "moves_to_go", "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move",
-           "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
+__all__ = ["brain_threads", "MEMORY_LIMITED_THREADS", "move_budget", "keep_back_latency", "moves_to_go",
+           "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move", "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
@@ -118,11 +119,12 @@ MEMORY_LIMITED_THREADS = 8
 
 def brain_threads(thread_num: int, max_memory: int = 0, cpus: int | None = None) -> int:
     """INFO thread_num (Yixin Board's extension; Rapfi reads it too) -> the network's threads:
-    what the manager allows, never more than the CPUs this process may run on, at least 1,
-    and at most MEMORY_LIMITED_THREADS while INFO max_memory limits the brain."""
-    if cpus is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    cap = min(cpus, 256, MEMORY_LIMITED_THREADS if max_memory > 0 else 256)
+    what the manager allows, at least 1, never more than the cores this process may use (`cpus`,
+    default: all of them) or the Threads option's ceiling, and at most MEMORY_LIMITED_THREADS
+    while INFO max_memory limits the brain."""
+    cap = min(default_workers() if cpus is None else cpus, int(option_by_key("threads").maximum))
+    if max_memory > 0:
+        cap = min(cap, MEMORY_LIMITED_THREADS)
     return max(1, min(thread_num, cap))
 
 

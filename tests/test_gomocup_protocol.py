@@ -13,8 +13,9 @@ from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
-from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS, brain_threads, fallback_move,
-                                      format_message, keep_back_latency, move_budget)
+from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS,
+                                      brain_threads, fallback_move, format_message, keep_back_latency,
+                                      move_budget)
 
 MOVE = re.compile(r"^\d+,\d+$")
 
@@ -373,7 +374,7 @@ def test_max_memory_caps_the_search_tables_of_every_player():
         assert fake.options[-1].hash_mb == 80 // 6
 
 
-def test_thread_num_sets_the_network_threads_within_the_cpus():
+def test_thread_num_sets_the_network_threads_within_the_cpus(monkeypatch):
     """Yixin Board's INFO thread_num: the brain uses what it is allowed, never more CPUs than it has."""
     assert brain_threads(4, cpus=8) == 4
     assert brain_threads(16, cpus=2) == 2
@@ -381,12 +382,14 @@ def test_thread_num_sets_the_network_threads_within_the_cpus():
     assert brain_threads(1000, cpus=1000) == 256       # the option's own ceiling
     assert brain_threads(64, max_memory=350 * 2**20, cpus=64) == MEMORY_LIMITED_THREADS
     assert brain_threads(4, max_memory=350 * 2**20, cpus=64) == 4
-    fake = Recorder()
-    talk("INFO thread_num 1\nSTART 15\nBEGIN\n", fake=fake, player="mcts")
-    assert fake.options[-1].threads == 1
-    fake = Recorder()
-    talk("START 15\nINFO thread_num 64\nBEGIN\n", fake=fake, player="mcts")
-    assert fake.options[-1].threads == brain_threads(64)
+    monkeypatch.setattr("protocols.gomocup_policy.default_workers", lambda: 16)   # any machine: 16 cores
+    for script, threads in (("INFO thread_num 3\nSTART 15\nBEGIN\n", 3),
+                            ("START 15\nINFO thread_num 64\nBEGIN\n", 16),
+                            ("START 15\nINFO max_memory 367001600\nINFO thread_num 64\nBEGIN\n",
+                             MEMORY_LIMITED_THREADS)):
+        fake = Recorder()
+        talk(script, fake=fake, player="mcts")
+        assert fake.options[-1].threads == threads
     fake = Recorder()
     lines = talk("START 15\nINFO thread_num many\nBEGIN\n", fake=fake, player="mcts")
     assert fake.options[-1].threads == PlayerOptions().threads and MOVE.match(answers(lines)[-1])
