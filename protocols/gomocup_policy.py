@@ -122,7 +122,10 @@ def brain_threads(thread_num: int, max_memory: int = 0, cpus: int | None = None)
     what the manager allows, at least 1, never more than the cores this process may use (`cpus`,
     default: all of them) or the Threads option's ceiling, and at most MEMORY_LIMITED_THREADS
     while INFO max_memory limits the brain."""
-    cap = min(default_workers() if cpus is None else cpus, int(option_by_key("threads").maximum))
+    cap = default_workers() if cpus is None else cpus
+    ceiling = option_by_key("threads").maximum
+    if ceiling is not None:
+        cap = min(cap, int(ceiling))
     if max_memory > 0:
         cap = min(cap, MEMORY_LIMITED_THREADS)
     return max(1, min(thread_num, cap))
