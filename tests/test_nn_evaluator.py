@@ -250,9 +250,10 @@ def test_an_in_memory_model_is_evaluated_as_a_snapshot(nets, tmp_path, backend):
 
 def test_a_damaged_cached_export_is_replaced_and_onnx_files_load_directly(nets, tmp_path):
     from engine.nn.files import file_sha256
+    from engine.nn.onnx_backend import export_path
     cache = tmp_path / "cache"
     cache.mkdir()
-    damaged = cache / f"{file_sha256(nets['gomoku'])}.onnx"
+    damaged = export_path(file_sha256(nets['gomoku']), cache)
     damaged.write_bytes(b"not an onnx model")
     evaluator = NetworkEvaluator(nets["gomoku"], backend="onnx", device="cpu", cache_dir=cache)
     assert evaluator._runner.path == damaged and damaged.stat().st_size > 1000

@@ -13,7 +13,7 @@ from engine.games.chess import codec as codec_chess
 from engine.games.gomoku import codec as codec_gomoku
 from engine.nn.checkpoint import (create_random_checkpoint, load_checkpoint, read_meta,
                                   save_checkpoint, tensor_sha256)
-from engine.nn.model import build_model
+from engine.nn.model import build_model, unpadded
 from engine.nn.spec import CheckpointError, parse_net
 
 
@@ -49,6 +49,26 @@ def test_gomoku_net_computes_the_same_board_alone_and_padded():
     torch.testing.assert_close(padded[0][:, :7, :9], alone[0], rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(padded[1], alone[1], rtol=1e-5, atol=1e-5)
     assert padded[0][:, 7:].abs().max() == 0 and padded[0][:, :, 9:].abs().max() == 0
+
+
+def test_the_exported_graph_leaves_out_the_mask_and_computes_the_same_on_full_boards():
+    """The ONNX exports are for unpadded batches (the evaluator sends one board size at a
+    time): the mask multiplications, a sixth of an int8 evaluation, are not in the graph."""
+    import onnx
+
+    from engine.nn.onnx_backend import export_onnx_bytes
+    torch.manual_seed(0)
+    model = build_model("res2x32", "gomoku")
+    game = get_game("gomoku", width=9, height=7)
+    planes = torch.from_numpy(codec_gomoku.encode([game.state_from_moves([30, 31, 22]),
+                                                    game.state_from_moves([4, 40])]))
+    with torch.inference_mode():
+        masked, fast = model(planes), unpadded(model)(planes)
+    for a, b in zip(masked, fast):
+        torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+    ops = [node.op_type for node in onnx.load_from_string(
+        export_onnx_bytes(model, {"game": "gomoku"}, "0" * 64)).graph.node]
+    assert ops.count("Conv") == 2 * 2 + 1 + 3 and ops.count("Mul") <= 1  # the value head's board-size term
 
 
 @pytest.mark.parametrize("game_name", ["chess", "gomoku"])

@@ -268,10 +268,15 @@ class NetworkEvaluator:
         return out
 
     def _plain(self, states: Sequence[Any]) -> list[Evaluation]:
-        outputs = self._runner.run(self.codec.encode(states, planes=self.in_planes))
-        priors = self.codec.priors_batch(states, outputs[:-1])
-        wdl = _softmax_rows(outputs[-1].astype(np.float64))
-        return [_evaluation(p, w) for p, w in zip(priors, wdl)]
+        out: list[Evaluation | None] = [None] * len(states)
+        for rows in _one_board_size_each(states):
+            group = [states[i] for i in rows]
+            outputs = self._runner.run(self.codec.encode(group, planes=self.in_planes))
+            priors = self.codec.priors_batch(group, outputs[:-1])
+            wdl = _softmax_rows(outputs[-1].astype(np.float64))
+            for i, p, w in zip(rows, priors, wdl):
+                out[i] = _evaluation(p, w)
+        return out  # type: ignore[return-value]
 
     def _symmetric(self, states: Sequence[Any]) -> list[Evaluation]:
         """Board symmetries (gomoku): each state through one (random) or all of them."""
@@ -284,8 +289,10 @@ class NetworkEvaluator:
         priors_sum = [np.zeros(len(s.legal_moves())) for s in states]
         wdl_sum = np.zeros((len(states), 3))
         counts = np.zeros(len(states))
-        for start in range(0, len(jobs), self.max_batch):
-            part = jobs[start:start + self.max_batch]
+        by_size = _one_board_size_each([states[i] for i, _ in jobs])  # a view keeps its board's shape
+        parts = [[jobs[j] for j in rows[start:start + self.max_batch]]
+                 for rows in by_size for start in range(0, len(rows), self.max_batch)]
+        for part in parts:
             h, w = codec.batch_shape([states[i] for i, _ in part])
             planes = np.zeros((len(part), self.in_planes, h, w), dtype=np.float32)
             for row, (i, perm) in enumerate(part):
@@ -315,6 +322,16 @@ class NetworkEvaluator:
     def __repr__(self) -> str:
         return (f"NetworkEvaluator({self.game} {self.meta.get('net')} step {self.meta.get('step')}, "
                 f"{self.backend} on {self.device}, threads={self.threads})")
+
+
+def _one_board_size_each(states: Sequence[Any]) -> list[list[int]]:
+    """Indices of `states` grouped by board size, so that no batch is padded: the ONNX
+    exports leave out the on-board mask (engine.nn.model.UnpaddedBoards) and are exact
+    only on boards that fill their planes."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i, state in enumerate(states):
+        groups.setdefault((getattr(state, "height", 0), getattr(state, "width", 0)), []).append(i)
+    return list(groups.values())
 
 
 def _evaluation(priors: np.ndarray, wdl: np.ndarray) -> Evaluation:

@@ -21,7 +21,8 @@ training asks for it with `forward(planes, reply=True)`.
 
 Gomoku: fully convolutional.  The on-board mask (input plane 4) is multiplied into
 every activation, so padded cells stay zero and a board padded into a larger batch
-computes exactly what it computes alone.  Policy: a 1x1 convolution to one logit per
+computes exactly what it computes alone (training pads mixed sizes; the ONNX exports, fed
+one board size at a time, skip the mask: UnpaddedBoards).  Policy: a 1x1 convolution to one logit per
 cell.  Value: masked mean and max pooling over on-board cells (plus the mean scaled by
 board size, as KataGo does) so one set of weights plays any board from 5x5 to 26x26.
 """
@@ -38,7 +39,8 @@ from engine.games.gomoku.codec import MASK_PLANE
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
-__all__ = ["ChessNet", "GomokuNet", "build_model", "deepen", "widen_input", "with_reply_head", "MASK_PLANE"]
+__all__ = ["ChessNet", "GomokuNet", "UnpaddedBoards", "build_model", "deepen", "unpadded", "widen_input",
+           "with_reply_head", "MASK_PLANE"]
 
 
 
@@ -53,21 +55,25 @@ class ResBlock(nn.Module):
         self.a = _conv_bn(channels, channels, 3)
         self.b = _conv_bn(channels, channels, 3)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        y = F.relu(self.a(x)) * mask
-        return F.relu(x + self.b(y)) * mask
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        y = F.relu(self.a(x))
+        y = y if mask is None else y * mask
+        x = F.relu(x + self.b(y))
+        return x if mask is None else x * mask
 
 
 class Trunk(nn.Module):
-    """planes [B, in, H, W] and mask [B, 1, H, W] -> features [B, C, H, W] (zero off the mask)."""
+    """planes [B, in, H, W] and mask [B, 1, H, W] -> features [B, C, H, W] (zero off the mask).
+    mask None: every cell is on the board (nothing padded), so there is nothing to zero."""
 
     def __init__(self, config: NetConfig):
         super().__init__()
         self.stem = _conv_bn(config.in_planes, config.channels, 3)
         self.blocks = nn.ModuleList(ResBlock(config.channels) for _ in range(config.blocks))
 
-    def forward(self, planes: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = F.relu(self.stem(planes)) * mask
+    def forward(self, planes: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        x = F.relu(self.stem(planes))
+        x = x if mask is None else x * mask
         for block in self.blocks:
             x = block(x, mask)
         return x
@@ -94,8 +100,7 @@ class ChessNet(nn.Module):
                                       nn.Linear(config.value_hidden, 3))
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        ones = planes[:, 31:32]  # the codec's constant ones plane doubles as the mask
-        x = self.trunk(planes, ones)
+        x = self.trunk(planes, None)  # every square is on the board: nothing to mask
         b = x.shape[0]
         from_logits = self.from_head(x).reshape(b, 64)
         e = self.embed(x)
@@ -125,12 +130,17 @@ class GomokuNet(nn.Module):
         self.value_fc = nn.Sequential(nn.Linear(3 * v, config.value_hidden), nn.ReLU(),
                                       nn.Linear(config.value_hidden, 3))
 
-    def forward(self, planes: torch.Tensor, reply: bool = False) -> tuple[torch.Tensor, ...]:
-        """(policy, wdl), or with `reply` (policy, wdl, reply logits [B, H, W])."""
+    def forward(self, planes: torch.Tensor, reply: bool = False,
+                padded: bool = True) -> tuple[torch.Tensor, ...]:
+        """(policy, wdl), or with `reply` (policy, wdl, reply logits [B, H, W]).
+        padded False: the caller promises every board fills the planes (no padding), so the
+        mask multiplications, identities there, are left out (UnpaddedBoards)."""
         mask = planes[:, MASK_PLANE:MASK_PLANE + 1]
-        x = self.trunk(planes, mask)
-        policy = self.policy(x)[:, 0] * mask[:, 0]
-        v = self.value_conv(x) * mask
+        x = self.trunk(planes, mask if padded else None)
+        policy = self.policy(x)[:, 0]
+        policy = policy * mask[:, 0] if padded else policy
+        v = self.value_conv(x)
+        v = v * mask if padded else v
         area = mask.sum(dim=(2, 3))                              # [B, 1]
         mean = v.sum(dim=(2, 3)) / area
         # Activations are >= 0 after ReLU and 0 off the board, so a plain max is masked.
@@ -140,6 +150,26 @@ class GomokuNet(nn.Module):
         if reply:
             return policy, wdl, self.reply(x)[:, 0] * mask[:, 0]
         return policy, wdl
+
+
+class UnpaddedBoards(nn.Module):
+    """A gomoku network for batches of boards that fill the planes, as the evaluator sends
+    them (it batches one board size at a time).  The on-board mask multiplications are
+    identities there and cost about a sixth of an int8 evaluation on the CPU (ONNX Runtime
+    profile: QLinearMul and its transposes), so the ONNX exports leave them out."""
+
+    def __init__(self, net: nn.Module):
+        super().__init__()
+        self.net = net
+        self.config = net.config
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return self.net(planes, padded=False)
+
+
+def unpadded(model: nn.Module) -> nn.Module:
+    """`model` for unpadded batches: UnpaddedBoards around a gomoku network; chess masks nothing."""
+    return UnpaddedBoards(model) if isinstance(model, GomokuNet) else model
 
 
 def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:

@@ -141,23 +141,31 @@ def int8_sidecar_path(weights: str | Path) -> Path:
     return Path(weights).with_suffix(".int8.onnx")
 
 
+EXPORT_KIND = "unpadded"  # in the cache's file names: exports from before it masked every layer
+
+
 def export_path(checkpoint_sha: str, cache_dir: str | Path | None = None) -> Path:
-    return Path(cache_dir or default_cache_dir()) / f"{checkpoint_sha}.onnx"
+    """The cache's export of a checkpoint; named by kind too, so an older (slower, masked)
+    export left in a cache is made again once rather than used for good."""
+    return Path(cache_dir or default_cache_dir()) / f"{checkpoint_sha}.{EXPORT_KIND}.onnx"
 
 
 def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     """Export a copy of `model` (torch; the caller's model is left untouched) to ONNX bytes,
     with the codec's dynamic axes (batch; height and width for gomoku) and `meta` plus
-    checkpoint_sha256 in the file's metadata."""
+    checkpoint_sha256 in the file's metadata.  The graph is for unpadded batches
+    (model.unpadded: no on-board mask), which is how NetworkEvaluator sends them."""
     import copy
     import io
 
     import onnx
     import torch
 
+    from engine.nn.model import unpadded
+
     codec = get_codec(meta["game"])
     dummy = torch.from_numpy(codec.export_example(planes=model.config.in_planes))
-    snapshot = copy.deepcopy(model).float().cpu().eval()
+    snapshot = unpadded(copy.deepcopy(model).float().cpu().eval())
     buffer = io.BytesIO()
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice
         warnings.simplefilter("ignore")
