@@ -325,12 +325,12 @@ class NetworkEvaluator:
 
 
 def _one_board_size_each(states: Sequence[Any]) -> list[list[int]]:
-    """Indices of `states` grouped by board size, so that no batch is padded: the ONNX
-    exports leave out the on-board mask (engine.nn.model.UnpaddedBoards) and are exact
-    only on boards that fill their planes."""
-    groups: dict[tuple[int, int], list[int]] = {}
+    """Indices of `states` grouped by game (a board size and rule is a game of its own), so
+    that no batch is padded: the ONNX exports leave out the on-board mask
+    (engine.nn.model.UnpaddedBoards) and are exact only on boards that fill their planes."""
+    groups: dict[Any, list[int]] = {}
     for i, state in enumerate(states):
-        groups.setdefault((getattr(state, "height", 0), getattr(state, "width", 0)), []).append(i)
+        groups.setdefault(state.game, []).append(i)
     return list(groups.values())
 
 
