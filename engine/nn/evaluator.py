@@ -269,7 +269,7 @@ class NetworkEvaluator:
 
     def _plain(self, states: Sequence[Any]) -> list[Evaluation]:
         out: list[Evaluation | None] = [None] * len(states)
-        for rows in _one_board_size_each(states):
+        for rows in _same_game_groups(states):
             group = [states[i] for i in rows]
             outputs = self._runner.run(self.codec.encode(group, planes=self.in_planes))
             priors = self.codec.priors_batch(group, outputs[:-1])
@@ -289,7 +289,7 @@ class NetworkEvaluator:
         priors_sum = [np.zeros(len(s.legal_moves())) for s in states]
         wdl_sum = np.zeros((len(states), 3))
         counts = np.zeros(len(states))
-        by_size = _one_board_size_each([states[i] for i, _ in jobs])  # a view keeps its board's shape
+        by_size = _same_game_groups([states[i] for i, _ in jobs])  # a view keeps its board's shape
         parts = [[jobs[j] for j in rows[start:start + self.max_batch]]
                  for rows in by_size for start in range(0, len(rows), self.max_batch)]
         for part in parts:
@@ -324,7 +324,7 @@ class NetworkEvaluator:
                 f"{self.backend} on {self.device}, threads={self.threads})")
 
 
-def _one_board_size_each(states: Sequence[Any]) -> list[list[int]]:
+def _same_game_groups(states: Sequence[Any]) -> list[list[int]]:
     """Indices of `states` grouped by game (a board size and rule is a game of its own), so
     that no batch is padded: the ONNX exports leave out the on-board mask
     (engine.nn.model.UnpaddedBoards) and are exact only on boards that fill their planes."""

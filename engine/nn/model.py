@@ -154,14 +154,13 @@ class GomokuNet(nn.Module):
 
 class UnpaddedBoards(nn.Module):
     """A gomoku network for batches of boards that fill the planes, as the evaluator sends
-    them (it batches one board size at a time).  The on-board mask multiplications are
+    them (it batches one game, a board size and rule, at a time).  The on-board mask multiplications are
     identities there and cost about a sixth of an int8 evaluation on the CPU (ONNX Runtime
     profile: QLinearMul and its transposes), so the ONNX exports leave them out."""
 
     def __init__(self, net: nn.Module):
         super().__init__()
         self.net = net
-        self.config = net.config
 
     def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, ...]:
         return self.net(planes, padded=False)
