@@ -2,6 +2,7 @@
 
     python benchmarks/vct_blunders.py collect --player NAME --out suite.json DB [DB ...]
     python benchmarks/vct_blunders.py run suite.json [--turn 1000] [-- BRAIN ARGS]
+    python benchmarks/vct_blunders.py solve suite.json [--nodes 256000] [--full]
 
 `collect` replays every freestyle gomoku game in the arena databases and keeps each position
 before a move of NAME that its search still thought undecided (value above -0.99) and after
@@ -9,6 +10,8 @@ which the opponent has a VCT our threat solver finds within --nodes (default 1,0
 says how many of them have a move no such VCT refutes (within --safe-nodes, near the stones).
 `run` asks the brain (`pbrain-plyzero`, or the command after `--`) for a move in each position
 (BOARD, `timeout_turn` --turn, no match clock) and counts the answers the same VCT refutes.
+`solve` asks the threat solver alone (a fresh one each) for the VCT after each move played,
+within --nodes: how many it finds and in how many nodes (--full: without its dependent pass).
 Why: against Rapfi most lost games turned on one such move, and the VCTs that refuted them
 needed 100,000-300,000 solver nodes, past what the search's own check of its move reached.
 """
@@ -106,6 +109,23 @@ def run(args: argparse.Namespace) -> None:
           f"({refuted_safe}/{safe} where a move holds); mean answer {sum(times) / len(times):.3f} s")
 
 
+def solve(args: argparse.Namespace) -> None:
+    with open(args.suite) as handle:
+        suite = json.load(handle)
+    needed = []
+    for position in suite:
+        state = _replay(position["size"], position["moves"])[-1]
+        x, y = map(int, position["played"].split(","))
+        result = ThreatSolver(state.game, dependent_first=not args.full).vct_after(
+            state, state.game.index(x, y), nodes=args.nodes)
+        if result.win:
+            needed.append(result.nodes)
+    needed.sort()
+    within = ", ".join(f"{sum(n <= k for n in needed)} within {k:,}" for k in (16_000, 64_000) if k < args.nodes)
+    median = f", median {needed[len(needed) // 2]:,} nodes" if needed else ""
+    print(f"{len(needed)}/{len(suite)} refutations found within {args.nodes:,} nodes ({within}){median}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -121,6 +141,11 @@ def main() -> None:
     trial.add_argument("--turn", type=int, default=1000, help="timeout_turn, ms")
     trial.add_argument("--nodes", type=int, default=1_000_000)
     trial.set_defaults(action=run)
+    solver = commands.add_parser("solve")
+    solver.add_argument("suite")
+    solver.add_argument("--nodes", type=int, default=256_000)
+    solver.add_argument("--full", action="store_true", help="every three from the start (no dependent pass)")
+    solver.set_defaults(action=solve)
     argv = sys.argv[1:]
     brain = argv[argv.index("--") + 1:] if "--" in argv else []     # the brain command, after `--`
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)

@@ -1,7 +1,7 @@
 """Gomoku: how fast the threat solver's VCT search is, and whether two builds of it agree.
 
     python benchmarks/vct_speed.py [--board 15] [--games 30] [--nodes 200000] [--seed 1]
-                                   [--against OLD.so]
+                                   [--against OLD.so | --full]
 
 Positions come from games played by a cheap randomised player (one of the solver's four
 best-ranked cells each move, so the games are full of threes and fours, where the VCT search
@@ -9,7 +9,9 @@ is costly); every position from ply 8 on is searched for the side to move's VCT 
 solver (`--nodes`, the players' 8 threats).  With `--against`, the same positions are searched
 by another build of threat_kernel.c (compile one with `gcc -O2 -std=c99 -shared -fPIC`), and
 every position where both searches finished must agree: the search's soundness is checked
-along with its speed.  The time per node (median and slowest over the searches of 10k nodes or
+along with its speed (OLD.so must have this build's interface: tk_vct with dependent_first).
+With `--full`, this build is compared with itself searching every three from the start
+(no dependent first pass).  The time per node (median and slowest over the searches of 10k nodes or
 more) is what engine/games/gomoku/threats.py's NODE_SECONDS must stay above: a time cap turns
 seconds into a node budget with it, since a compiled search is not interrupted.
 """
@@ -61,11 +63,11 @@ def _near_stones(game, state) -> list[int]:
     return sorted(near)
 
 
-def run(states: list, nodes: int) -> list[tuple[bool, bool, int, float]]:
+def run(states: list, nodes: int, dependent_first: bool = True) -> list[tuple[bool, bool, int, float]]:
     """(found, complete, nodes, seconds) for each state's VCT, a fresh solver each."""
     results = []
     for state in states:
-        solver = ThreatSolver(state.game)
+        solver = ThreatSolver(state.game, dependent_first)
         start = time.perf_counter()
         answer = solver.vct(state, nodes=nodes)
         results.append((answer.win, answer.complete, answer.nodes, time.perf_counter() - start))
@@ -89,16 +91,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--nodes", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--against", help="another build of threat_kernel.c (a shared library) to compare with")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--against", help="another build of threat_kernel.c (a shared library) to compare with")
+    group.add_argument("--full", action="store_true", help="compare with this build's search without the dependent pass")
     args = parser.parse_args()
     states = positions(args.board, args.games, args.seed, args.rule)
     this = run(states, args.nodes)
     print(summary("this build", this))
-    if not args.against:
+    if not args.against and not args.full:
         return
-    threat_kernel._library = threat_kernel._declare(ctypes.CDLL(args.against))
-    other = run(states, args.nodes)
-    print(summary(args.against, other))
+    if args.against:
+        threat_kernel._library = threat_kernel._declare(ctypes.CDLL(args.against))
+    other = run(states, args.nodes, dependent_first=not args.full)
+    print(summary(args.against or "every three from the start", other))
     both = [(a, b) for a, b in zip(this, other) if a[1] and b[1]]
     disagree = sum(a[0] != b[0] for a, b in both)
     only_here = sum(a[0] and not b[1] for a, b in zip(this, other))

@@ -319,6 +319,31 @@ def test_a_vct_through_a_three_beats_every_reply_not_only_the_ones_the_solver_tr
             assert any(brute_vcf(answer, fours, memo) for fours in (2, 3, 5, 9, 16)), (line, reply)
 
 
+def test_the_dependent_first_pass_agrees_with_the_full_search_and_finds_some_vcts_sooner():
+    """tk_vct searches the threats that build on each other first, and every three only after
+    that found nothing: whenever both searches finish, they say the same (a "none" is never
+    claimed from the narrower search), and on some positions the first pass finds the win in
+    fewer nodes (so the pass is really searched).  Asked again, a solver whose table holds the
+    first pass's failures (which left threes out) still finds what it found."""
+    both = sooner = 0
+    for state in _seeded_positions(11, games=12):     # two of them need a three the first pass leaves out
+        solver = ThreatSolver(state.game)
+        dependent = solver.vct(state, nodes=50_000)
+        full = ThreatSolver(state.game, dependent_first=False).vct(state, nodes=50_000)
+        if dependent.complete and full.complete:
+            both += 1
+            assert dependent.win == full.win, state.cells
+        again = solver.vct(state, nodes=50_000)
+        assert again.win == dependent.win or not dependent.complete, state.cells
+        if dependent.win:                    # its main line plays out to the attacker's five
+            end = state
+            for move in dependent.line:
+                end = end.play(move)
+            assert end.outcome() is not None and end.outcome().winner == state.to_play, dependent.line
+        sooner += dependent.win and full.win and dependent.nodes < full.nodes
+    assert both >= 150 and sooner >= 1, (both, sooner)
+
+
 def test_vct_finds_nothing_against_a_lone_two():
     game = get_game("gomoku", width=15)
     state = game.state_from_stones([game.index(7, 7), game.index(8, 7)], [game.index(0, 0), game.index(14, 14)])
@@ -528,22 +553,24 @@ def test_mcts_proves_root_moves_lost_to_the_opponents_vct_and_avoids_them():
     assert no_vct._roots[0].proven is None or not (no_vct._roots[0].proven < 0).any()
 
 
-def _refuted_only_past_1000_nodes():
-    """From MCTS's lost games against alpha-beta (15x15, 1 s per move): X to move, O threatens a
-    VCT; X played (8, 11), after which O's VCT needs about 2,000 solver nodes."""
-    game = get_game("gomoku", width=15)
-    moves = ["5,9", "6,8", "7,5", "4,8", "7,8", "5,7", "7,9", "4,9", "7,7", "7,6", "7,10", "7,11", "8,9",
-             "4,7", "4,6", "6,7", "6,9", "9,9", "5,8", "3,9"]
-    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(8, 11)
+def _refuted_only_past_4000_nodes():
+    """From loop11's games against Rapfi (20x20, 1 s per turn; benchmarks/vct_blunders.py's
+    suite): the first player to move, the second threatens a VCT; (14, 11) was played, after
+    which the VCT needs about 8,300 solver nodes.  (The position this test had, from MCTS's
+    games against alpha-beta, needed 2,000 nodes before the dependent first pass, under 1,000 now.)"""
+    game = get_game("gomoku", width=20)
+    moves = ["11,9", "12,9", "8,11", "11,8", "13,10", "10,7", "12,11", "9,6", "8,5", "9,8", "11,12", "10,13",
+             "10,11", "9,7", "11,11", "9,11", "9,9", "12,7", "11,13", "11,10"]
+    return game.state_from_moves([game.index(*map(int, m.split(","))) for m in moves]), game.index(14, 11)
 
 
 def test_deepening_the_vct_check_refutes_a_move_that_a_small_budget_lets_through():
-    state, played = _refuted_only_past_1000_nodes()
+    state, played = _refuted_only_past_4000_nodes()
     shallow = ThreatSolver(state.game).vct_losing_moves(state, [played], nodes=1000)
     assert shallow.threat is not None and played in shallow.holding and not shallow.losing
     solver = ThreatSolver(state.game)
     solver.stop = lambda: False                     # a timed search that still has time
-    deep = solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=4000)
+    deep = solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=16_000)
     assert played in deep.losing and not deep.holding
     after = state.play(played)
     line = deep.losing[played]
@@ -552,11 +579,11 @@ def test_deepening_the_vct_check_refutes_a_move_that_a_small_budget_lets_through
     # and deepening stops when the time is up
     solver = ThreatSolver(state.game)
     solver.stop = lambda: True
-    assert played not in solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=4000).losing
+    assert played not in solver.vct_losing_moves(state, [played], nodes=1000, deepen_to=16_000).losing
 
 
 def test_verify_choice_proves_the_chosen_move_lost_past_the_first_budget_and_checks_the_next():
-    state, played = _refuted_only_past_1000_nodes()
+    state, played = _refuted_only_past_4000_nodes()
     root = Node(state)
     root.expand(Uniform().evaluate([state])[0])
     a = root.moves.index(played)
@@ -572,7 +599,7 @@ def test_verify_choice_proves_the_chosen_move_lost_past_the_first_budget_and_che
     assert root.proven is None or math.isnan(root.proven[a])
     prover.verify_choice(root, choose, Stopper(Limits(time=3.0)))
     assert root.proven is not None and root.proven[a] < 0 and root.proven_plies[a] >= 3
-    assert choices[:2] == [a, a] and (a + 1) % len(root.moves) in choices   # 1,000 held, 4,000 refuted
+    assert choices[:3] == [a, a, a] and (a + 1) % len(root.moves) in choices   # 1,000 and 4,000 held, 16,000 refuted
     after = root.children[a].state
     assert ThreatSolver(state.game).vct(after, nodes=20_000).win
     # no VCT checks configured, out of time, or no root check that left a doubt: nothing is proven

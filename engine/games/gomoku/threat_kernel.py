@@ -66,7 +66,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
         "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
-        "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, p, p, p]),
+        "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -147,9 +147,11 @@ class KernelBoard:
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
-    def vct(self, attacker: int, nodes: int, threats: int, fours: int) -> tuple[tuple[int, ...] | None, int, bool]:
-        """Attacker's VCT: (main line or None, nodes, complete)."""
-        found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, _pointer(self._line),
+    def vct(self, attacker: int, nodes: int, threats: int, fours: int,
+            dependent_first: bool = True) -> tuple[tuple[int, ...] | None, int, bool]:
+        """Attacker's VCT: (main line or None, nodes, complete).  dependent_first: search with
+        the later threes near the earlier threats first (threat_kernel.c, tk_vct), then all."""
+        found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, int(dependent_first), _pointer(self._line),
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 

@@ -20,7 +20,11 @@ counts when the attacker would then have a VCF); against a three the defender ma
 any candidate cell above, each answered recursively.  It is exact within its limits
 but costly, so it deepens on the number of threats (1, 2, ... `max_threats`), as VCF
 deepens on fours: the short proofs come first and a budget spent on a search that allows
-many threats from the start is not lost in its widest lines.  An unfinished VCT says
+many threats from the start is not lost in its widest lines.  Each search first allows only
+dependent threes after its first threat (on a line within reach of an earlier threat's
+stone: the threats that build on each other, as in Allis's threat-space search), and only
+when that left a three out and found nothing, every three with the nodes left; a proof
+either way is a proof, and "none" needs the full search.  An unfinished VCT says
 "not found", never "none".
 
 Budgets are node counts (attacker and defender stones placed); a result says whether the
@@ -149,10 +153,13 @@ class ThreatSolver:
     The searches run compiled (engine/games/gomoku/threat_kernel.py) on the solver's own board,
     synced to each position asked about (only the cells that differ change).  `stop`, when
     set, is polled between searches, and a time cap (time_cap) also bounds each search's
-    nodes by the time left."""
+    nodes by the time left.  dependent_first: each VCT search tries the threats that build on
+    its earlier ones first (threat_kernel.c, tk_vct); False searches every three from the start,
+    as benchmarks compare."""
 
-    def __init__(self, game: GomokuGame):
+    def __init__(self, game: GomokuGame, dependent_first: bool = True):
         self.game = game
+        self.dependent_first = dependent_first
         # Under a rule the C patterns do not know (renju, caro) the kernel searches as
         # exactly-five, and every VCF it finds is replayed under the game's own rule before
         # it counts (line_holds); VCTs are not searched there.  Under renju white's VCF also
@@ -350,7 +357,7 @@ class ThreatSolver:
         if self._stopped() or self.checked:
             return ThreatResult(None, 0, False)
         return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
-                                             min((vcf_plies + 1) // 2, MAX_FOURS)))
+                                             min((vcf_plies + 1) // 2, MAX_FOURS), self.dependent_first))
 
     def _vct_fixed(self, attacker: int, nodes: int, max_threats: int, _spent: int) -> ThreatResult:
         """_vct with a fixed budget, as _replies calls it."""
