@@ -151,8 +151,8 @@ class KernelBoard:
             dependent_first: bool = True) -> tuple[tuple[int, ...] | None, int, bool]:
         """Attacker's VCT: (main line or None, nodes, complete).  dependent_first: search with
         the later threes near the earlier threats first (threat_kernel.c, tk_vct), then all."""
-        found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, int(dependent_first), _pointer(self._line),
-                                 ctypes.byref(self._spent), ctypes.byref(self._complete))
+        found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, int(dependent_first),
+                                 _pointer(self._line), ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
     def _result(self, found: int) -> tuple[tuple[int, ...] | None, int, bool]:
