@@ -56,6 +56,35 @@ def test_incremental_board_matches_a_board_built_from_scratch(width, height, rul
     assert walked.makers(0) == walked.makers(1) == 0
 
 
+@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (13, 17, "standard")])
+def test_the_cells_that_make_five_agree_with_the_rules_after_pushes_and_pops(width, height, rule):
+    """The kernel keeps each cell's best pattern as stones come and go (threat_kernel.c, set_pat);
+    the rules' makes_five is separate code: both must name the same five cells."""
+    rng = random.Random(width + height)
+    game = get_game("gomoku", width=width, height=height, rule=rule)
+    n = width * height
+    board = KernelBoard(width, height, rule)
+    fives = 0
+    for _ in range(8):
+        cells = _random_cells(rng, n, rng.randrange(40, 90))
+        board.sync(cells)
+        pushed = rng.sample([c for c in range(n) if not cells[c]], 12)
+        for cell in pushed:                          # a few on, some off again
+            board.push(cell, cell % 2)
+            cells[cell] = 1 + cell % 2
+        for cell in pushed[6:]:
+            board.pop(cell)
+            cells[cell] = 0
+        for cell in (c for c in range(n) if not cells[c]):
+            for colour in (0, 1):
+                trial = bytearray(cells)
+                trial[cell] = colour + 1
+                expected = game.makes_five(trial, cell)
+                assert board.makes_five(cell, colour) is expected, (cell, colour)
+                fives += expected
+    assert fives >= 10                               # the positions do have five cells to find
+
+
 def test_a_six_is_five_in_freestyle_only():
     for rule, five in (("freestyle", True), ("standard", False)):
         board = KernelBoard(15, 15, rule)
