@@ -43,9 +43,8 @@ static const uint64_t DEPENDENT_SALT = 0x3C6EF372FE94F82BULL;
 
 typedef struct {
     int n;
-    int32_t *geo;          /* [n][4][WINDOW]: the cell at offset -5..5, -1 off the board */
-    uint8_t *span;         /* [n][4][2]: the first and last window offset on the board */
-    int stride[4];         /* the cell index step along each direction */
+    uint8_t *span;         /* [n][4][2]: the first and last window offset (0..10) on the board */
+    int stride[4];         /* the cell index step along each direction: offset k is c + (k - 5) * stride */
     int8_t *cells;         /* [n]: 0 empty, 1 first player, 2 second */
     uint8_t *pat;          /* [n][4][2] */
     uint32_t *keys;        /* [n][4]: colour 0's key in the low 16 bits, colour 1's in the high */
@@ -138,6 +137,9 @@ static void build_table(uint8_t *table, int exact) {
 /* -- the board ----------------------------------------------------------------------------- */
 #define PAT(b, c, d, p) ((b)->pat[((c) * 4 + (d)) * 2 + (p)])
 #define KEYS(b, c, d) ((b)->keys[(c) * 4 + (d)])
+#define SPAN_LO(b, c, d) ((b)->span[((c) * 4 + (d)) * 2])
+#define SPAN_HI(b, c, d) ((b)->span[((c) * 4 + (d)) * 2 + 1])
+#define AT(b, c, d, k) ((c) + ((k) - REACH) * (b)->stride[d])   /* the cell at window offset k */
 
 static inline void set_pat(Board *b, int e, int d, int p, uint8_t v) {
     uint8_t old = PAT(b, e, d, p);
@@ -167,9 +169,8 @@ static inline void read_keys(Board *b, int e, int d) {
 static void touch(Board *b, int c, int colour, int sign) {
     const uint32_t *delta = b->delta[colour + (sign < 0) * 2];
     for (int d = 0; d < 4; d++) {
-        int step = b->stride[d], lo = b->span[(c * 4 + d) * 2], hi = b->span[(c * 4 + d) * 2 + 1];
-        for (int k = lo; k <= hi; k++) {
-            int e = c + (k - REACH) * step;
+        for (int k = SPAN_LO(b, c, d); k <= SPAN_HI(b, c, d); k++) {
+            int e = AT(b, c, d, k);
             KEYS(b, e, d) += delta[k];          /* 0 at the centre: c's own keys stay */
             if (b->cells[e] == 0 && k != REACH) read_keys(b, e, d);
         }
@@ -235,9 +236,8 @@ static int cells_with(const Board *b, int p, int lo, int hi, int32_t *out) {
 static int fives_near(const Board *b, int m, int p, int32_t *out) {
     int count = 0;
     for (int d = 0; d < 4; d++) {
-        const int32_t *g = b->geo + (m * 4 + d) * WINDOW;
-        for (int k = 0; k < WINDOW; k++)
-            if (g[k] >= 0 && PAT(b, g[k], d, p) == FIVE) out[count++] = g[k];
+        for (int k = SPAN_LO(b, m, d); k <= SPAN_HI(b, m, d); k++)
+            if (PAT(b, AT(b, m, d, k), d, p) == FIVE) out[count++] = AT(b, m, d, k);
     }
     for (int i = 1; i < count; i++)
         for (int j = i; j > 0 && out[j - 1] > out[j]; j--) { int32_t t = out[j]; out[j] = out[j - 1]; out[j - 1] = t; }
@@ -280,9 +280,10 @@ static int disturbing(Board *b, const int32_t *line, int n, int defender, int32_
         int c = line[i];
         if (!b->cells[c]) b->mark[c] = 1;
         for (int d = 0; d < 4; d++) {
-            const int32_t *g = b->geo + (c * 4 + d) * WINDOW;
-            for (int k = 1; k < WINDOW - 1; k++)
-                if (g[k] >= 0 && !b->cells[g[k]]) b->mark[g[k]] = 1;
+            int lo = SPAN_LO(b, c, d) > 1 ? SPAN_LO(b, c, d) : 1;
+            int hi = SPAN_HI(b, c, d) < WINDOW - 2 ? SPAN_HI(b, c, d) : WINDOW - 2;
+            for (int k = lo; k <= hi; k++)
+                if (!b->cells[AT(b, c, d, k)]) b->mark[AT(b, c, d, k)] = 1;
         }
     }
     for (int c = 0; c < b->n; c++)
@@ -300,9 +301,8 @@ int tk_disturbing(Board *b, const int32_t *line, int n, int defender, int32_t *o
 static void mark_lines(Board *b, int m, int lines, uint8_t value) {
     for (int dd = 0; dd < 4; dd++) {
         if (!(lines >> dd & 1)) continue;
-        const int32_t *g = b->geo + (m * 4 + dd) * WINDOW;
-        for (int k = 0; k < WINDOW; k++)
-            if (g[k] >= 0) b->mark[g[k]] = value;
+        for (int k = SPAN_LO(b, m, dd); k <= SPAN_HI(b, m, dd); k++)
+            b->mark[AT(b, m, dd, k)] = value;
     }
 }
 
@@ -601,7 +601,7 @@ static uint64_t splitmix(uint64_t *state) {
 
 void tk_free(Board *b) {
     if (!b) return;
-    free(b->geo); free(b->span); free(b->top); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
+    free(b->span); free(b->top); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
     free(b->hint); free(b->mark); free(b->forbid); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
     free(b);
 }
@@ -611,13 +611,16 @@ void tk_clear_table(Board *b) {
     memset(b->ttv, 0, sizeof(uint64_t) << TT_BITS);
 }
 
+static inline int on_board(int x, int y, int width, int height) {
+    return x >= 0 && x < width && y >= 0 && y < height;
+}
+
 Board *tk_new(int width, int height, int exact) {
     static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
     int n = width * height;
     Board *b = calloc(1, sizeof(Board));
     if (!b) return NULL;
     b->n = n;
-    b->geo = malloc(sizeof(int32_t) * (size_t)n * 4 * WINDOW);
     b->span = malloc((size_t)n * 8);
     b->top = calloc((size_t)n * 2, 1);
     b->cells = calloc((size_t)n, 1);
@@ -633,7 +636,7 @@ Board *tk_new(int width, int height, int exact) {
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    if (!b->geo || !b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
+    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
         !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;
@@ -657,20 +660,18 @@ Board *tk_new(int width, int height, int exact) {
     for (int i = 0; i < n * 2; i++) b->zob[i] = splitmix(&seed);
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++)
-            for (int d = 0; d < 4; d++)
-                for (int k = 0; k < WINDOW; k++) {
-                    int px = x + (k - REACH) * dx[d], py = y + (k - REACH) * dy[d];
-                    int on = px >= 0 && px < width && py >= 0 && py < height;
-                    b->geo[((y * width + x) * 4 + d) * WINDOW + k] = on ? py * width + px : -1;
-                    uint8_t *span = b->span + ((y * width + x) * 4 + d) * 2;
-                    if (on && (k == 0 || b->geo[((y * width + x) * 4 + d) * WINDOW + k - 1] < 0)) span[0] = (uint8_t)k;
-                    if (on) span[1] = (uint8_t)k;
-                }
+            for (int d = 0; d < 4; d++) {            /* the window's cells on the board: from the centre out */
+                int lo = REACH, hi = REACH;
+                while (lo > 0 && on_board(x + (lo - 1 - REACH) * dx[d], y + (lo - 1 - REACH) * dy[d], width, height)) lo--;
+                while (hi < WINDOW - 1 && on_board(x + (hi + 1 - REACH) * dx[d], y + (hi + 1 - REACH) * dy[d], width, height)) hi++;
+                SPAN_LO(b, y * width + x, d) = (uint8_t)lo;
+                SPAN_HI(b, y * width + x, d) = (uint8_t)hi;
+            }
     for (int c = 0; c < n; c++)                  /* the empty board: off-board neighbours are digit 2 */
         for (int d = 0; d < 4; d++) {
             uint32_t key = 0;
             for (int k = 0; k < WINDOW; k++)
-                if (k != REACH && b->geo[(c * 4 + d) * WINDOW + k] < 0) key += 2 * places[WINDOW - 1 - k];
+                if (k < SPAN_LO(b, c, d) || k > SPAN_HI(b, c, d)) key += 2 * places[WINDOW - 1 - k];
             KEYS(b, c, d) = key | key << 16;
             read_keys(b, c, d);
         }
