@@ -375,6 +375,8 @@ class MCTS:
                     for node, a in path:
                         node.update(a, -vl, vl)
                     continue
+                if leaf.solved is None and self.prover is not None:
+                    self.prover.prove_leaf(leaf)       # before the network: a proven leaf needs none
                 if leaf.solved is None:
                     leaf.pending = True
                     to_eval.append(leaf)
@@ -450,8 +452,6 @@ class MCTS:
             evaluations = [_tempered(e, inverse_t) for e in evaluations]
         for leaf, slot in zip(leaves, slots):
             leaf.expand(evaluations[slot])
-            if self.prover is not None:
-                self.prover.prove_leaf(leaf)
         return len(unique)
 
     @staticmethod
