@@ -187,6 +187,39 @@ def test_one_tree_playing_both_sides_answers_from_a_proven_child():
 
 # --- counting, legality, determinism --------------------------------------------------------
 
+class LastMoveProver:
+    """A scripted solver: every leaf reached by `move` is a proven win for its side to move."""
+
+    def __init__(self, move) -> None:
+        self.move, self.proved = move, 0
+
+    def prove_root(self, root, stopper=None) -> None:
+        pass
+
+    def prove_leaf(self, leaf) -> None:
+        if leaf.state.last_move == self.move:
+            leaf.solved, leaf.solved_plies = 1.0, 1
+            self.proved += 1
+
+    def verify_reserve(self, roots, stopper) -> float:
+        return 0.0
+
+    def verify_choice(self, root, choose, stopper, veto) -> None:
+        pass
+
+
+def test_a_leaf_the_solver_proves_is_not_sent_to_the_evaluator():
+    """The leaf check runs before the network: a third of gomoku's leaves are proven by
+    it, and their evaluations were spent for nothing."""
+    game = gomoku(9)
+    evaluator, prover = CountingEvaluator(), LastMoveProver(game.index(0, 0))
+    result = MCTS(evaluator, MCTSConfig(seed=1), prover=prover).search(game.initial_state(), Limits(nodes=300))
+    seen = [state for batch in evaluator.batches for state in batch]
+    assert prover.proved > 0 and len(seen) > 100
+    assert all(state.last_move != prover.move for state in seen)
+    assert result.best_move != prover.move       # proven lost for the root's side, and known to be
+
+
 def test_root_visits_sum_to_the_node_limit():
     """Playouts exclude the root's own first evaluation, so visits sum to exactly nodes."""
     for game in (gomoku(9), get_game("chess")):
