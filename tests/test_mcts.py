@@ -201,6 +201,9 @@ class LastMoveProver:
             leaf.solved, leaf.solved_plies = 1.0, 1
             self.proved += 1
 
+    def forced_move(self, leaf):
+        return None
+
     def verify_reserve(self, roots, stopper) -> float:
         return 0.0
 

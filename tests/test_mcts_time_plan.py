@@ -181,6 +181,9 @@ class QuickCheckProver:
     def prove_leaf(self, leaf) -> None:
         pass
 
+    def forced_move(self, leaf):
+        return None
+
     def verify_reserve(self, roots, stopper) -> float:
         return 0.3 * max(0.0, stopper.time_left() or 0.0) if stopper is not None and stopper.timed else 0.0
 

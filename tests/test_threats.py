@@ -450,6 +450,61 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     assert quiet.solved is None
 
 
+def test_the_forced_move_is_the_block_of_the_opponents_only_five():
+    from engine.games.gomoku.threats import TreeProver
+
+    game = get_game("gomoku", width=15)
+    idx = game.index
+    fours = [idx(x, 7) for x in (3, 4, 5, 6)]
+    prover = TreeProver(leaf_nodes=5_000, root_nodes=0)
+    blocked = game.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)])
+    assert prover.forced_move(Node(blocked)) == idx(7, 7)
+    open_four = game.state_from_stones(fours, [idx(0, 0), idx(10, 10), idx(10, 12)])
+    assert prover.forced_move(Node(open_four)) is None            # two fives: lost, nothing to force
+    own_four = game.state_from_stones(fours + [idx(0, 14)], [idx(2, 7)] + [idx(x, 12) for x in (9, 10, 11, 12)])
+    assert prover.forced_move(Node(own_four)) is None             # its own five comes first
+    renju = get_game("gomoku", width=15, rule="renju")
+    assert prover.forced_move(Node(renju.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) is None
+
+
+def test_mcts_evaluates_the_position_after_a_forced_block_not_before_it():
+    """A leaf whose only move that does not lose at once is the block of a five is expanded
+    with that move alone, from the evaluation of the position after it (one network call
+    for two plies): the network sees such a position only right after another one's block."""
+    from engine.games.gomoku.threats import TreeProver, winning_cells
+
+    class Counting:
+        def __init__(self):
+            self.states = []
+
+        def evaluate(self, states):
+            self.states.extend(states)
+            return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())), value=0.0)
+                    for s in states]
+
+    def forced(state):
+        cells = bytearray(state.cells)
+        return (not winning_cells(state.game, cells, state.to_play)
+                and len(winning_cells(state.game, cells, 1 - state.to_play)) == 1)
+
+    evaluator, expanded = Counting(), 0
+    for name, state, _, _ in VCF[:12]:
+        searcher = MCTS(evaluator, MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=2_000, root_nodes=0))
+        searcher.search(state, Limits(nodes=600))
+        evaluated = {s.key() for s in evaluator.states}
+        stack = [(searcher._roots[0], True)]
+        while stack:
+            node, after_block = stack.pop()
+            here = node.moves is not None and forced(node.state)
+            stack.extend((child, here) for child in node.children.values())
+            if here and node is not searcher._roots[0]:
+                assert list(node.moves) == winning_cells(state.game, bytearray(node.state.cells), 1 - node.state.to_play)
+                expanded += 1
+                if not after_block:
+                    assert node.state.key() not in evaluated, name
+    assert expanded >= 5 and len(evaluator.states) > 500
+
+
 def test_a_leaf_deep_below_the_root_is_still_tried_for_a_vcf():
     """Leaves down to LEAF_MAX_DEPTH plies below the last root are tried (40 since matches at 1 s
     kept 12 over 4 and 40 over 12): a VCF position twenty plies below its root is solved."""

@@ -367,6 +367,7 @@ class MCTS:
         forcing = self.config.forced_playouts if self.config.noise else 0.0
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
+        ready: list[tuple[Node, Evaluation]] = []     # leaves whose evaluation is known already
         for tree in trees:
             budget = k if node_limit is None else min(k, node_limit - tree.playouts)
             for _ in range(budget):
@@ -375,16 +376,35 @@ class MCTS:
                     for node, a in path:
                         node.update(a, -vl, vl)
                     continue
-                if leaf.solved is None and self.prover is not None:
-                    self.prover.prove_leaf(leaf)       # before the network: a proven leaf needs none
                 if leaf.solved is None:
-                    leaf.pending = True
-                    to_eval.append(leaf)
+                    known = self._before_evaluation(path, leaf)
+                    if leaf.solved is None:
+                        leaf.pending = True
+                        if known is None:
+                            to_eval.append(leaf)
+                        else:
+                            ready.append((leaf, known))
                 paths.append((tree, path, leaf))
-        evaluated = self._expand(to_eval)
+        evaluated = self._expand(to_eval, forced=True)
+        for leaf, evaluation in ready:
+            leaf.expand(evaluation)
         for tree, path, leaf in paths:
             tree.record(self._backup(path, leaf, vl))
         return evaluated
+
+    def _before_evaluation(self, path: list[tuple[Node, int]], leaf: Node) -> Evaluation | None:
+        """A new leaf before the network: proven by the solver, it needs no evaluation (a third
+        of gomoku's leaves are); the one child of a forced node (Node.expand_forced) has
+        the evaluation its parent already made, returned here (None: ask the network)."""
+        if self.prover is not None:
+            self.prover.prove_leaf(leaf)
+        parent = path[-1][0] if path else None
+        if parent is None or parent.forced_evaluation is None:
+            return None
+        evaluation, parent.forced_evaluation = parent.forced_evaluation, None
+        if leaf.solved is not None or self.prover.forced_move(leaf) is not None:
+            return None        # forced in turn (the block made a four): it takes its own block
+        return evaluation
 
     def _descend(self, tree: Tree, vl: float,
                  root_mask: np.ndarray | None = None) -> tuple[list[tuple[Node, int]], Node | None]:
@@ -429,20 +449,29 @@ class MCTS:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
         return node.select_ucb1(self.config.ucb1_c, mask)
 
-    def _expand(self, leaves: list[Node]) -> int:
+    def _expand(self, leaves: list[Node], forced: bool = False) -> int:
         """Evaluate leaves in one call (each distinct position once) and expand them;
-        returns how many distinct positions went to the evaluator."""
+        returns how many distinct positions went to the evaluator.  forced: a leaf with one
+        move that does not lose at once (the prover's forced_move) is evaluated after it."""
         if not leaves:
             return 0
         index: dict[object, int] = {}
         unique: list = []
         slots = []
+        replies: list[Move | None] = []
         for leaf in leaves:
-            key = leaf.state.key()
+            state, reply = leaf.state, None
+            if forced and self.prover is not None:
+                reply = self.prover.forced_move(leaf)
+                if reply is not None:
+                    after = state.play(reply)
+                    state, reply = (after, reply) if after.outcome() is None else (state, None)
+            replies.append(reply)
+            key = state.key()
             slot = index.get(key)
             if slot is None:
                 slot = index[key] = len(unique)
-                unique.append(leaf.state)
+                unique.append(state)
             slots.append(slot)
         evaluations = self.evaluator.evaluate(unique)
         if len(evaluations) != len(unique):
@@ -450,8 +479,11 @@ class MCTS:
         inverse_t = 1.0 / self.config.policy_temperature
         if inverse_t != 1.0:
             evaluations = [_tempered(e, inverse_t) for e in evaluations]
-        for leaf, slot in zip(leaves, slots):
-            leaf.expand(evaluations[slot])
+        for leaf, slot, reply in zip(leaves, slots, replies):
+            if reply is None:
+                leaf.expand(evaluations[slot])
+            else:
+                leaf.expand_forced(reply, evaluations[slot])
         return len(unique)
 
     @staticmethod

@@ -26,6 +26,11 @@ class Prover(Protocol):
     def prove_leaf(self, leaf: Any) -> None:
         """A new leaf: mark it solved when its side to move has a forced win."""
 
+    def forced_move(self, leaf: Any) -> Any | None:
+        """At a leaf about to be evaluated: its one move that does not lose at once (gomoku:
+        the block of the opponent's only five), or None.  MCTS then evaluates the position
+        after it instead, and the leaf's one child starts from that evaluation."""
+
     def verify_reserve(self, roots: Sequence[Any], stopper: Stopper | None) -> float:
         """Seconds of the budget to keep back for verify_choice (0: none)."""
 

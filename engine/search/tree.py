@@ -42,7 +42,7 @@ class Node:
                  "child_visits", "children",
                  "visit_count", "value_sum_self", "draw_sum", "value", "draw", "has_draw_info",
                  "proven", "_proven_view", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
-                 "tactics_done")
+                 "tactics_done", "forced_evaluation")
 
     def __init__(self, state):
         self.state = state
@@ -67,6 +67,7 @@ class Node:
         self.n_proven = 0
         self.pending = False            # waiting for evaluation in the current batch
         self.tactics_done = False
+        self.forced_evaluation: Evaluation | None = None   # of the one child, until it exists (expand_forced)
         outcome = state.outcome()
         self.solved: float | None = None if outcome is None else outcome.value_for(state.to_play)
         self.solved_plies = 0
@@ -85,6 +86,20 @@ class Node:
             total = float(sum(wdl)) or 1.0
             self.draw = float(wdl[1]) / total
             self.has_draw_info = True
+        self.pending = False
+
+    def expand_forced(self, move: Move, child_evaluation: Evaluation) -> None:
+        """Expand with one move, the only one that does not lose at once, from the evaluation
+        of the position after it: this node's value is that one negated, and the child,
+        once made, starts from it (MCTS._step) instead of asking the network again."""
+        self.moves = [move]
+        self.prior = np.ones(1, dtype=np.float32)
+        self.value = -min(1.0, max(-1.0, float(child_evaluation.value)))
+        wdl = child_evaluation.extra.get("wdl") if child_evaluation.extra else None
+        if wdl is not None:
+            self.draw = float(wdl[1]) / (float(sum(wdl)) or 1.0)
+            self.has_draw_info = True
+        self.forced_evaluation = child_evaluation
         self.pending = False
 
     @property

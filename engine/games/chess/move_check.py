@@ -56,6 +56,9 @@ class AlphaBetaCheck:
     def prove_leaf(self, leaf: Any) -> None:
         pass
 
+    def forced_move(self, leaf: Any) -> None:
+        return None
+
     def verify_reserve(self, roots: Sequence[Any], stopper: Stopper | None) -> float:
         """CHECK_SHARE of the planned time left (the soft deadline's, else the hard one's)
         when a timed search has a choice to check; 0 otherwise."""

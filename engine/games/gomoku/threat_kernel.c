@@ -231,6 +231,11 @@ static int cells_with(const Board *b, int p, int lo, int hi, int32_t *out) {
     return count;
 }
 
+/* Colour's five cells (where it wins at once), ascending, into out[n]; returns how many. */
+int tk_five_cells(const Board *b, int colour, int32_t *out) {
+    return b->fives[colour] > 0 ? cells_with(b, colour, FIVE, FIVE, out) : 0;
+}
+
 /* Colour p's five cells on the lines through m, ascending (after p played m with no five cell
  * before: every new one lies there). */
 static int fives_near(const Board *b, int m, int p, int32_t *out) {

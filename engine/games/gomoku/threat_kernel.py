@@ -64,7 +64,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     signatures = {
         "tk_new": (p, [i, i, i]), "tk_free": (None, [p]), "tk_clear_table": (None, [p]),
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
-        "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]),
+        "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]), "tk_five_cells": (i, [p, i, p]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
         "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
     }
@@ -119,6 +119,11 @@ class KernelBoard:
     def makers(self, colour: int) -> int:
         """(cell, line) pairs where `colour` makes a four or a five."""
         return int(self._lib.tk_makers(self._handle, colour))
+
+    def five_cells(self, colour: int) -> list[int]:
+        """The empty cells where `colour` makes five, ascending."""
+        count = self._lib.tk_five_cells(self._handle, colour, _pointer(self._out))
+        return self._out[:count].tolist()
 
     def makes_five(self, cell: int, colour: int) -> bool:
         return bool(self._lib.tk_makes_five(self._handle, cell, colour))

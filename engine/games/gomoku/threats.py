@@ -502,6 +502,20 @@ class TreeProver:
         if proof is not None:
             node.solved, node.solved_plies = 1.0, len(proof)
 
+    def forced_move(self, node) -> int | None:
+        """The block of the opponent's five when that is the node's only move that does not
+        lose at once: its side to move has no five and the opponent exactly one five cell.
+        Freestyle and standard only (the C patterns' fives are the rule's there)."""
+        solver = self._solver(node.state) if node.solved is None else None
+        if solver is None or solver.checked:
+            return None
+        solver.sync(node.state.cells)
+        me = node.state.to_play
+        if solver.kernel.five_cells(me):
+            return None
+        threats = solver.kernel.five_cells(1 - me)
+        return threats[0] if len(threats) == 1 else None
+
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
         """An expanded root: prove its winning child, or the children that lose to a VCF.
         Takes at most ROOT_TIME_SHARE of the time `stopper` has left."""
