@@ -505,6 +505,28 @@ def test_mcts_evaluates_the_position_after_a_forced_block_not_before_it():
     assert expanded >= 5 and len(evaluator.states) > 500
 
 
+def test_a_forced_node_reused_as_the_root_answers_over_every_legal_move():
+    """The forced reply's node keeps one move in the tree; as the next search's root it gets
+    all its legal moves back (a search reports visits per legal move), its subtree kept."""
+    from engine.evaluators import UniformEvaluator
+    from engine.games.gomoku.threats import TreeProver
+
+    game = get_game("gomoku", width=15)
+    idx = game.index
+    state = game.state_from_stones([idx(3, 7), idx(4, 7), idx(5, 7), idx(9, 3)],
+                                   [idx(2, 7), idx(10, 10), idx(10, 12), idx(12, 3)])
+    searcher = MCTS(UniformEvaluator(), MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=2_000, root_nodes=0))
+    searcher.search(state, Limits(nodes=60, searchmoves=(idx(6, 7),)))
+    forced = searcher._roots[0].children[searcher._roots[0].moves.index(idx(6, 7))]
+    assert list(forced.moves) == [idx(7, 7)]
+    kept = forced.children[0]
+    after = state.play(idx(6, 7))
+    result = searcher.search(after, Limits(nodes=100))
+    assert searcher._roots[0] is forced and len(result.visits) == len(after.legal_moves())
+    assert result.best_move == idx(7, 7) and forced.children[list(after.legal_moves()).index(idx(7, 7))] is kept
+    assert max(result.visits) == result.visits[list(after.legal_moves()).index(idx(7, 7))] > 100
+
+
 def test_a_leaf_deep_below_the_root_is_still_tried_for_a_vcf():
     """Leaves down to LEAF_MAX_DEPTH plies below the last root are tried (40 since matches at 1 s
     kept 12 over 4 and 40 over 12): a VCF position twenty plies below its root is solved."""

@@ -399,7 +399,7 @@ class MCTS:
         if self.prover is not None:
             self.prover.prove_leaf(leaf)
         parent = path[-1][0] if path else None
-        if parent is None or parent.forced_evaluation is None:
+        if parent is None or parent.forced_evaluation is None or len(parent.moves) != 1:
             return None
         evaluation, parent.forced_evaluation = parent.forced_evaluation, None
         if leaf.solved is not None or self.prover.forced_move(leaf) is not None:

@@ -285,7 +285,31 @@ class Node:
         self.state = state
         if self.solved == 0.0 and self.moves is None and state.outcome() is None:
             self.solved = None
+        if self.moves is not None and len(self.moves) == 1 and len(state.legal_moves()) > 1:
+            self._widen()
         return self
+
+    def _widen(self) -> None:
+        """A forced node (expand_forced: one move kept) made a root: all its legal moves back,
+        since a search answers with visits per legal move.  The kept move keeps its index's
+        statistics and subtree and all the prior; the others lose at once (the root's
+        tactics scan proves it)."""
+        moves = list(self.state.legal_moves())
+        kept = moves.index(self.moves[0])        # type: ignore[index]
+        child, edge = self.children.get(0), (self.edges or {}).get(0)
+        self.children = {kept: child} if child is not None else {}
+        if self.edges is not None:
+            self.edges = {kept: edge} if edge is not None else {}
+        if self.proven is not None and self.proven_plies is not None:
+            proven, plies = np.full(len(moves), np.nan), np.zeros(len(moves), dtype=np.int64)
+            proven[kept], plies[kept] = self.proven[0], self.proven_plies[0]
+            self.proven, self.proven_plies, self._proven_view = proven, plies, None
+        self.moves = moves
+        self.forced_evaluation = None            # it was the kept move's; a new child may be another
+        self.raw_prior = None
+        prior = np.zeros(len(moves), dtype=np.float32)
+        prior[kept] = 1.0
+        self.prior = prior
 
     def prove_child(self, a: int, child: "Node") -> None:
         """Record child a's exact result and solve this node when that settles it."""
