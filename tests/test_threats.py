@@ -465,6 +465,10 @@ def test_the_forced_move_is_the_block_of_the_opponents_only_five():
     assert prover.forced_move(Node(own_four)) is None             # its own five comes first
     renju = get_game("gomoku", width=15, rule="renju")
     assert prover.forced_move(Node(renju.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) is None
+    caro = get_game("gomoku", width=15, rule="caro")
+    assert prover.forced_move(Node(caro.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) == idx(7, 7)
+    both_ends = caro.state_from_stones(fours + [idx(0, 14)], [idx(2, 7), idx(8, 7), idx(10, 10), idx(10, 12)])
+    assert prover.forced_move(Node(both_ends)) is None           # caro: a five blocked at both ends does not win
 
 
 def test_mcts_evaluates_the_position_after_a_forced_block_not_before_it():

@@ -26,6 +26,9 @@ once.  A fixed time per move (`go movetime`: soft = hard) has no time to save, s
 ends it early: the playouts go on into the subtree that the next move reuses.
 A game's solver may keep time back to check the chosen move (gomoku: against the
 opponent's VCT); what the check leaves goes back into playouts, checked again at the end.
+The solver sees each new leaf before the network does: a leaf it proves is not evaluated,
+and a leaf with one move that does not lose at once (gomoku: the block of a five) keeps
+that move alone and is evaluated after it, one network call for the two plies.
 `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations

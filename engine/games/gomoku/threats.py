@@ -402,6 +402,22 @@ class ThreatSolver:
         return losing, holding, spent, complete
 
 
+def _fives(solver: ThreatSolver, cells: bytes, colour: int) -> list[int]:
+    """The cells where `colour` wins at once on the solver's (synced) board: the C patterns'
+    fives, each replayed under the game's rule where the patterns are exactly-five's
+    (caro: a five blocked at both ends does not win; its wins are among these)."""
+    fives = solver.kernel.five_cells(colour)
+    if not solver.checked or not fives:
+        return fives
+    board, out = bytearray(cells), []
+    for cell in fives:
+        board[cell] = colour + 1
+        if solver.game.makes_five(board, cell):
+            out.append(cell)
+        board[cell] = 0
+    return out
+
+
 def winning_cells(game: GomokuGame, cells: bytearray, colour: int) -> list[int]:
     """The empty cells where `colour` (0 first, 1 second) wins at once under the game's rule
     (a five is never a forbidden point, so these are legal for either colour)."""
@@ -505,15 +521,15 @@ class TreeProver:
     def forced_move(self, node) -> int | None:
         """The block of the opponent's five when that is the node's only move that does not
         lose at once: its side to move has no five and the opponent exactly one five cell.
-        Freestyle and standard only (the C patterns' fives are the rule's there)."""
+        Not under renju (white's overlines and black's fouls are not in the C patterns)."""
         solver = self._solver(node.state) if node.solved is None else None
-        if solver is None or solver.checked:
+        if solver is None or node.state.game.rule == "renju":
             return None
-        solver.sync(node.state.cells)
-        me = node.state.to_play
-        if solver.kernel.five_cells(me):
+        state = node.state
+        solver.sync(state.cells)
+        if _fives(solver, state.cells, state.to_play):
             return None
-        threats = solver.kernel.five_cells(1 - me)
+        threats = _fives(solver, state.cells, 1 - state.to_play)
         return threats[0] if len(threats) == 1 else None
 
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
