@@ -509,6 +509,42 @@ def test_mcts_evaluates_the_position_after_a_forced_block_not_before_it():
     assert expanded >= 5 and len(evaluator.states) > 500
 
 
+def test_a_forced_block_that_leaves_a_vcf_is_proven_without_the_network():
+    """The attacker's four, the defender's forced block, then the attacker's VCF: the block's
+    node is proven lost in the one playout that reaches it, before any evaluation."""
+    from engine.games.gomoku.threats import LEAF_FOUR_MAKERS, TreeProver, winning_cells
+
+    class Counting:
+        def __init__(self):
+            self.states = []
+
+        def evaluate(self, states):
+            self.states.extend(states)
+            return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())), value=0.0)
+                    for s in states]
+
+    tried = 0
+    for name, state, _, _ in VCF:
+        solver = ThreatSolver(state.game)
+        line = solver.vcf(state, nodes=200_000).line
+        after = state.play(line[0]).play(line[1]) if line and len(line) >= 5 else None
+        if after is None or state.game.rule == "renju" or solver.four_makers(after) < LEAF_FOUR_MAKERS:
+            continue                      # renju: no forced moves (white's overlines, black's fouls)
+        four = state.play(line[0])
+        if len(winning_cells(state.game, bytearray(four.cells), state.to_play)) != 1:
+            continue                      # an open four: lost at once, nothing forced
+        evaluator = Counting()
+        searcher = MCTS(evaluator, MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=200_000, root_nodes=0))
+        searcher.search(state, Limits(nodes=1, searchmoves=(line[0],)))
+        root = searcher._roots[0]
+        forced = root.children[root.moves.index(line[0])]
+        assert forced.solved == -1.0 and forced.moves is None, name
+        assert root.proven[root.moves.index(line[0])] == 1.0
+        assert [s.key() for s in evaluator.states] == [state.key()]      # the root's own evaluation only
+        tried += 1
+    assert tried >= 5
+
+
 def test_a_forced_node_reused_as_the_root_answers_over_every_legal_move():
     """The forced reply's node keeps one move in the tree; as the next search's root it gets
     all its legal moves back (a search reports visits per legal move), its subtree kept."""

@@ -370,6 +370,7 @@ class MCTS:
         forcing = self.config.forced_playouts if self.config.noise else 0.0
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
+        replies: list[tuple[Move, object] | None] = []  # per to_eval: its forced move and the state after it
         ready: list[tuple[Node, Evaluation]] = []     # leaves whose evaluation is known already
         for tree in trees:
             budget = k if node_limit is None else min(k, node_limit - tree.playouts)
@@ -380,34 +381,52 @@ class MCTS:
                         node.update(a, -vl, vl)
                     continue
                 if leaf.solved is None:
-                    known = self._before_evaluation(path, leaf)
+                    known, forced = self._before_evaluation(path, leaf)
                     if leaf.solved is None:
                         leaf.pending = True
                         if known is None:
                             to_eval.append(leaf)
+                            replies.append(forced)
                         else:
                             ready.append((leaf, known))
                 paths.append((tree, path, leaf))
-        evaluated = self._expand(to_eval, forced=True)
+        evaluated = self._expand(to_eval, replies)
         for leaf, evaluation in ready:
             leaf.expand(evaluation)
         for tree, path, leaf in paths:
             tree.record(self._backup(path, leaf, vl))
         return evaluated
 
-    def _before_evaluation(self, path: list[tuple[Node, int]], leaf: Node) -> Evaluation | None:
-        """A new leaf before the network: proven by the solver, it needs no evaluation (a third
-        of gomoku's leaves are); the one child of a forced node (Node.expand_forced) has
-        the evaluation its parent already made, returned here (None: ask the network)."""
-        if self.prover is not None:
-            self.prover.prove_leaf(leaf)
+    def _before_evaluation(self, path: list[tuple[Node, int]],
+                           leaf: Node) -> tuple[Evaluation | None, tuple[Move, object] | None]:
+        """A new leaf before the network, with the game's solver: proven, it needs no evaluation
+        (a third of gomoku's leaves are).  Forced (one move does not lose at once), the position
+        after that move is proven or evaluated instead: returns (None, (move, state after)).
+        The one child of a forced node (Node.expand_forced) has the evaluation its parent
+        already made, and its proof was looked for then: returns (that evaluation, None).
+        (None, None): evaluate the leaf itself."""
+        if self.prover is None:
+            return None, None
         parent = path[-1][0] if path else None
-        if parent is None or parent.forced_evaluation is None or len(parent.moves) != 1:
-            return None
-        evaluation, parent.forced_evaluation = parent.forced_evaluation, None
-        if leaf.solved is not None or self.prover.forced_move(leaf) is not None:
-            return None        # forced in turn (the block made a four): it takes its own block
-        return evaluation
+        known = None
+        if parent is not None and parent.forced_evaluation is not None:
+            known, parent.forced_evaluation = parent.forced_evaluation, None   # this leaf's, its one child
+        if known is None:
+            self.prover.prove_leaf(leaf)
+            if leaf.solved is not None:
+                return None, None
+        move = self.prover.forced_move(leaf)
+        if move is None:
+            return known, None
+        after = leaf.state.play(move)           # forced (in turn, when the block made a four)
+        if after.outcome() is not None:
+            return None, None
+        probe = Node(after)
+        self.prover.prove_leaf(probe)
+        if probe.solved is not None:
+            leaf.solved, leaf.solved_plies = -probe.solved, probe.solved_plies + 1
+            return None, None
+        return None, (move, after)
 
     def _descend(self, tree: Tree, vl: float,
                  root_mask: np.ndarray | None = None) -> tuple[list[tuple[Node, int]], Node | None]:
@@ -452,24 +471,18 @@ class MCTS:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
         return node.select_ucb1(self.config.ucb1_c, mask)
 
-    def _expand(self, leaves: list[Node], forced: bool = False) -> int:
+    def _expand(self, leaves: list[Node], forced: Sequence[tuple[Move, object] | None] | None = None) -> int:
         """Evaluate leaves in one call (each distinct position once) and expand them;
-        returns how many distinct positions went to the evaluator.  forced: a leaf with one
-        move that does not lose at once (the prover's forced_move) is evaluated after it."""
+        returns how many distinct positions went to the evaluator.  forced[i]: leaf i's one
+        move that does not lose at once and the state after it, evaluated instead."""
         if not leaves:
             return 0
+        replies = list(forced) if forced is not None else [None] * len(leaves)
         index: dict[object, int] = {}
         unique: list = []
         slots = []
-        replies: list[Move | None] = []
-        for leaf in leaves:
-            state, reply = leaf.state, None
-            if forced and self.prover is not None:
-                reply = self.prover.forced_move(leaf)
-                if reply is not None:
-                    after = state.play(reply)
-                    state, reply = (after, reply) if after.outcome() is None else (state, None)
-            replies.append(reply)
+        for leaf, reply in zip(leaves, replies):
+            state = leaf.state if reply is None else reply[1]
             key = state.key()
             slot = index.get(key)
             if slot is None:
@@ -486,7 +499,7 @@ class MCTS:
             if reply is None:
                 leaf.expand(evaluations[slot])
             else:
-                leaf.expand_forced(reply, evaluations[slot])
+                leaf.expand_forced(reply[0], evaluations[slot])
         return len(unique)
 
     @staticmethod
