@@ -450,6 +450,18 @@ def test_tree_prover_solves_a_new_leaf_with_a_vcf_and_leaves_others_alone():
     assert quiet.solved is None
 
 
+class RecordingEvaluator:
+    """Uniform priors and a draw's value; keeps every state it was asked about."""
+
+    def __init__(self):
+        self.states = []
+
+    def evaluate(self, states):
+        self.states.extend(states)
+        return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())), value=0.0)
+                for s in states]
+
+
 def test_the_forced_move_is_the_block_of_the_opponents_only_five():
     from engine.games.gomoku.threats import TreeProver
 
@@ -477,21 +489,12 @@ def test_mcts_evaluates_the_position_after_a_forced_block_not_before_it():
     for two plies): the network sees such a position only right after another one's block."""
     from engine.games.gomoku.threats import TreeProver, winning_cells
 
-    class Counting:
-        def __init__(self):
-            self.states = []
-
-        def evaluate(self, states):
-            self.states.extend(states)
-            return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())), value=0.0)
-                    for s in states]
-
     def forced(state):
         cells = bytearray(state.cells)
         return (not winning_cells(state.game, cells, state.to_play)
                 and len(winning_cells(state.game, cells, 1 - state.to_play)) == 1)
 
-    evaluator, expanded = Counting(), 0
+    evaluator, expanded = RecordingEvaluator(), 0
     for name, state, _, _ in VCF[:12]:
         searcher = MCTS(evaluator, MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=2_000, root_nodes=0))
         searcher.search(state, Limits(nodes=600))
@@ -514,15 +517,6 @@ def test_a_forced_block_that_leaves_a_vcf_is_proven_without_the_network():
     node is proven lost in the one playout that reaches it, before any evaluation."""
     from engine.games.gomoku.threats import LEAF_FOUR_MAKERS, TreeProver, winning_cells
 
-    class Counting:
-        def __init__(self):
-            self.states = []
-
-        def evaluate(self, states):
-            self.states.extend(states)
-            return [Evaluation(priors=np.full(len(s.legal_moves()), 1.0 / len(s.legal_moves())), value=0.0)
-                    for s in states]
-
     tried = 0
     for name, state, _, _ in VCF:
         solver = ThreatSolver(state.game)
@@ -533,7 +527,7 @@ def test_a_forced_block_that_leaves_a_vcf_is_proven_without_the_network():
         four = state.play(line[0])
         if len(winning_cells(state.game, bytearray(four.cells), state.to_play)) != 1:
             continue                      # an open four: lost at once, nothing forced
-        evaluator = Counting()
+        evaluator = RecordingEvaluator()
         searcher = MCTS(evaluator, MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=200_000, root_nodes=0))
         searcher.search(state, Limits(nodes=1, searchmoves=(line[0],)))
         root = searcher._roots[0]
