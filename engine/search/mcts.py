@@ -38,7 +38,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -370,7 +370,7 @@ class MCTS:
         forcing = self.config.forced_playouts if self.config.noise else 0.0
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
-        replies: list[tuple[Move, object] | None] = []  # per to_eval: its forced move and the state after it
+        replies: list[tuple[Move, Any] | None] = []  # per to_eval: its forced move and the state after it
         ready: list[tuple[Node, Evaluation]] = []     # leaves whose evaluation is known already
         for tree in trees:
             budget = k if node_limit is None else min(k, node_limit - tree.playouts)
@@ -398,7 +398,7 @@ class MCTS:
         return evaluated
 
     def _before_evaluation(self, path: list[tuple[Node, int]],
-                           leaf: Node) -> tuple[Evaluation | None, tuple[Move, object] | None]:
+                           leaf: Node) -> tuple[Evaluation | None, tuple[Move, Any] | None]:
         """A new leaf before the network, with the game's solver: proven, it needs no evaluation
         (a third of gomoku's leaves are).  Forced (one move does not lose at once), the position
         after that move is proven or evaluated instead: returns (None, (move, state after)).
@@ -471,7 +471,7 @@ class MCTS:
         """argmax Q + C sqrt(ln N / n); unvisited children first, in prior order."""
         return node.select_ucb1(self.config.ucb1_c, mask)
 
-    def _expand(self, leaves: list[Node], forced: Sequence[tuple[Move, object] | None] | None = None) -> int:
+    def _expand(self, leaves: list[Node], forced: Sequence[tuple[Move, Any] | None] | None = None) -> int:
         """Evaluate leaves in one call (each distinct position once) and expand them;
         returns how many distinct positions went to the evaluator.  forced[i]: leaf i's one
         move that does not lose at once and the state after it, evaluated instead."""
