@@ -79,7 +79,12 @@ class Node:
             raise ValueError(f"evaluator gave {prior.size} priors for {len(moves)} legal moves")
         self.moves = moves
         self.prior = prior
-        self.value = min(1.0, max(-1.0, float(evaluation.value)))
+        self._take_value(evaluation, 1.0)
+
+    def _take_value(self, evaluation: Evaluation, sign: float) -> None:
+        """The evaluation's value (clipped; times sign: -1 for the position after this
+        node's move) and draw share as this node's, which waits no more."""
+        self.value = sign * min(1.0, max(-1.0, float(evaluation.value)))
         extra = evaluation.extra
         wdl = extra.get("wdl") if extra else None
         if wdl is not None:
@@ -94,13 +99,8 @@ class Node:
         once made, starts from it (MCTS._step) instead of asking the network again."""
         self.moves = [move]
         self.prior = np.ones(1, dtype=np.float32)
-        self.value = -min(1.0, max(-1.0, float(child_evaluation.value)))
-        wdl = child_evaluation.extra.get("wdl") if child_evaluation.extra else None
-        if wdl is not None:
-            self.draw = float(wdl[1]) / (float(sum(wdl)) or 1.0)
-            self.has_draw_info = True
+        self._take_value(child_evaluation, -1.0)
         self.forced_evaluation = child_evaluation
-        self.pending = False
 
     @property
     def prior(self) -> np.ndarray:

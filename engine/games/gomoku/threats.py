@@ -194,6 +194,22 @@ class ThreatSolver:
         self.sync(state.cells)
         return self.kernel.makers(state.to_play)
 
+    def fives(self, state: GomokuState, colour: int) -> list[int]:
+        """The cells where `colour` wins at once: the C patterns' fives, each replayed under
+        the game's rule where the patterns are exactly-five's (caro: a five blocked at both
+        ends does not win; its wins are among these)."""
+        self.sync(state.cells)
+        fives = self.kernel.five_cells(colour)
+        if not self.checked or not fives:
+            return fives
+        board, out = bytearray(state.cells), []
+        for cell in fives:
+            board[cell] = colour + 1
+            if self.game.makes_five(board, cell):
+                out.append(cell)
+            board[cell] = 0
+        return out
+
     def ranked(self, state: GomokuState, moves: Iterable[int]) -> list[int]:
         """`moves` best first for the side to move (the solver's own move ordering)."""
         self.sync(state.cells)
@@ -402,22 +418,6 @@ class ThreatSolver:
         return losing, holding, spent, complete
 
 
-def _fives(solver: ThreatSolver, cells: bytes, colour: int) -> list[int]:
-    """The cells where `colour` wins at once on the solver's (synced) board: the C patterns'
-    fives, each replayed under the game's rule where the patterns are exactly-five's
-    (caro: a five blocked at both ends does not win; its wins are among these)."""
-    fives = solver.kernel.five_cells(colour)
-    if not solver.checked or not fives:
-        return fives
-    board, out = bytearray(cells), []
-    for cell in fives:
-        board[cell] = colour + 1
-        if solver.game.makes_five(board, cell):
-            out.append(cell)
-        board[cell] = 0
-    return out
-
-
 def winning_cells(game: GomokuGame, cells: bytearray, colour: int) -> list[int]:
     """The empty cells where `colour` (0 first, 1 second) wins at once under the game's rule
     (a five is never a forbidden point, so these are legal for either colour)."""
@@ -526,10 +526,9 @@ class TreeProver:
         if solver is None or node.state.game.rule == "renju":
             return None
         state = node.state
-        solver.sync(state.cells)
-        if _fives(solver, state.cells, state.to_play):
+        if solver.fives(state, state.to_play):
             return None
-        threats = _fives(solver, state.cells, 1 - state.to_play)
+        threats = solver.fives(state, 1 - state.to_play)
         return threats[0] if len(threats) == 1 else None
 
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
