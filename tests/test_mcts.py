@@ -223,6 +223,89 @@ def test_a_leaf_the_solver_proves_is_not_sent_to_the_evaluator():
     assert result.best_move != prover.move       # proven lost for the root's side, and known to be
 
 
+class ThreeCellEvaluator:
+    """On a 5x5 board, the first player's priors on cells A (most) and C, the second's on B
+    and D, so that the tree reaches A, B, C (first player to move A or C first) by two move
+    orders, the first one searched before the second; three stones or fewer are worth 0 to
+    the network, every later position +0.9 to the first player."""
+
+    def __init__(self, game) -> None:
+        self.cells = [game.index(1, 1), game.index(3, 3), game.index(1, 3)]
+        self.weights = ({game.index(1, 1): 100.0, game.index(1, 3): 60.0},
+                        {game.index(3, 3): 100.0, game.index(3, 1): 60.0})
+
+    def evaluate(self, states):
+        out = []
+        for s in states:
+            moves = s.legal_moves()
+            weights = np.array([self.weights[s.to_play].get(m, 1.0) for m in moves])
+            out.append(Evaluation(priors=weights / weights.sum(), value=0.0 if s.ply <= 3 else 0.9 if s.to_play == 0 else -0.9))
+        return out
+
+
+def _nodes(root):
+    stack, nodes = [root], []
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.children.values())
+    return nodes
+
+
+@pytest.mark.parametrize("transpositions", [True, False])
+def test_a_transposed_leaf_starts_from_the_mean_of_its_searched_twin(transpositions):
+    """The three-stone positions' own value is 0, but searched they are near -0.9 (every reply
+    gives the opponent +0.9): a copy reached by another move order after its twin's second
+    visit starts from the twin's mean, not from 0."""
+    game = gomoku(5)
+    searcher = MCTS(ThreeCellEvaluator(game), MCTSConfig(seed=1, leaves_per_batch=1, transpositions=transpositions))
+    searcher.search(game.initial_state(), Limits(nodes=400))
+    three = [n for n in _nodes(searcher._roots[0]) if n.state.ply == 3 and n.moves is not None]
+    keys = [n.state.key() for n in three]
+    assert len(keys) > len(set(keys))                  # the same position by several orders
+    started_deeper = [n for n in three if n.value < -0.4]
+    if transpositions:
+        assert started_deeper
+        assert all(-0.9 <= n.value <= -0.4 for n in started_deeper)
+    else:
+        assert not started_deeper and all(n.value == 0.0 for n in three)
+
+
+class OnceProver(LastMoveProver):
+    """Proves one position (by key) a win for its side to move, the first time it is asked only."""
+
+    def __init__(self, key) -> None:
+        super().__init__(None)
+        self.key = key
+
+    def prove_leaf(self, leaf) -> None:
+        if leaf.state.key() == self.key and not self.proved:
+            leaf.solved, leaf.solved_plies = 1.0, 3
+            self.proved += 1
+
+
+@pytest.mark.parametrize("transpositions", [True, False])
+def test_a_transposed_leaf_takes_its_twins_proven_result(transpositions):
+    game = gomoku(5)
+    a, b, c = ThreeCellEvaluator(game).cells
+    target = game.state_from_moves([a, b, c]).key()
+    prover = OnceProver(target)
+    searcher = MCTS(ThreeCellEvaluator(game), MCTSConfig(seed=1, leaves_per_batch=1, transpositions=transpositions),
+                    prover=prover)
+    searcher.search(game.initial_state(), Limits(nodes=400))
+    copies = [n for n in _nodes(searcher._roots[0]) if n.state.key() == target]
+    assert prover.proved == 1 and len(copies) >= 2
+    assert all(n.solved == 1.0 for n in copies) == transpositions
+
+
+def test_transpositions_are_on_for_gomoku_and_off_for_chess():
+    """Chess's key leaves out the path (repetitions, the 50-move rule) that decides a result."""
+    from engine.players import PlayerOptions, build
+    for name, expected in (("gomoku", True), ("chess", False)):
+        config = build.mcts_config(get_game(name), PlayerOptions(player="mcts"))
+        assert config.transpositions is expected
+
+
 def test_root_visits_sum_to_the_node_limit():
     """Playouts exclude the root's own first evaluation, so visits sum to exactly nodes."""
     for game in (gomoku(9), get_game("chess")):
