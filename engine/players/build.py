@@ -172,8 +172,7 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
     return MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
                       default_nodes=options.nodes or MCTSConfig.default_nodes,
                       max_tree_nodes=tree_node_budget(options.hash_mb),
-                      fpu_reduction=fpu, policy_temperature=temperature,
-                      transpositions=bool(tuned.get("transpositions", False)))
+                      fpu_reduction=fpu, policy_temperature=temperature)
 
 
 def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:

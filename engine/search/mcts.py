@@ -29,10 +29,6 @@ opponent's VCT); what the check leaves goes back into playouts, checked again at
 The solver sees each new leaf before the network does: a leaf it proves is not evaluated,
 and a leaf with one move that does not lose at once (gomoku: the block of a five) keeps
 that move alone and is evaluated after it, one network call for the two plies.
-Transpositions (`MCTSConfig.transpositions`, games whose position is all that decides the
-result, gomoku): a new leaf whose position another node of the tree holds starts from that
-node's mean value, or its exact result, instead of its own network value: a third of a 1 s
-gomoku tree's nodes repeat a position reached by another move order.
 `MCTS.last_stop` says why the last search ended.
 """
 from __future__ import annotations
@@ -40,7 +36,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-import weakref
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable, Sequence
@@ -62,7 +57,6 @@ except ImportError:    # not built (no C compiler or no Python headers): the Pyt
 __all__ = ["MCTSConfig", "MCTS", "tree_node_budget"]
 
 INFO_INTERVAL = 0.5  # seconds between periodic SearchInfo reports
-TWIN_MIN_VISITS = 2     # a transposed node's mean says more than the network's value from 2 visits
 MIN_RATE_PLAYOUTS = 8  # playouts this search before its playout rate is trusted for pruning
 RESUME_MIN_S = 0.02    # time left after the chosen move's check worth searching on for
 
@@ -85,11 +79,6 @@ class MCTSConfig:
     child with fewer than sqrt(k P N) visits is searched next, so noise-raised moves get a fair
     look, and the result's visits are then the pruned policy target (`pruned_visits`: the
     forced playouts a child did not earn are taken back, so the network does not learn them).
-    transpositions: a new leaf whose position another node of the tree has searched (at least
-    TWIN_MIN_VISITS visits) backs up that node's mean value instead of its own network value,
-    and takes its exact result: the deeper estimate for free (a partial Monte-Carlo graph
-    search, Czech et al. 2020; the nodes keep their own statistics).  Only for games whose
-    state key is all that decides the result (not chess: repetitions and the 50-move rule).
     """
     c_base: float = 19652.0
     c_init: float = 1.25
@@ -108,7 +97,6 @@ class MCTSConfig:
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
     forced_playouts: float = 0.0
-    transpositions: bool = False
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
@@ -139,9 +127,6 @@ class MCTS:
         self._clock = clock
         self._roots: list[Node | None] = []   # per slot of the last search_many, for reuse
         self._answers: list[Move | None] = []  # per slot: the move that search answered
-        # Per slot: position key -> a live node of it (config.transpositions); weak, so the
-        # nodes a reused tree drops leave the table with it.
-        self._twins: list[weakref.WeakValueDictionary] = []
         self.last_stop = ""                    # why the last search ended (tree 0)
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.
@@ -150,7 +135,6 @@ class MCTS:
     def new_game(self) -> None:
         self._roots = []
         self._answers = []
-        self._twins = []
 
     # --- the Searcher API -----------------------------------------------------------------
 
@@ -176,10 +160,6 @@ class MCTS:
         answers = self._answers + [None] * (len(states) - len(self._answers))
         trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
-        if self.config.transpositions:
-            self._twins += [weakref.WeakValueDictionary() for _ in range(len(trees) - len(self._twins))]
-            for tree, twins in zip(trees, self._twins):
-                tree.twins = twins
         self._prepare_roots(trees, limits.searchmoves, stopper)
         node_limit = limits.nodes if not limits.infinite else None
         decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
@@ -391,7 +371,6 @@ class MCTS:
         paths: list[tuple[Tree, list[tuple[Node, int]], Node]] = []
         to_eval: list[Node] = []
         replies: list[tuple[Move, Any] | None] = []  # per to_eval: its forced move and the state after it
-        twins: list[Node | None] = []                # per to_eval: a searched node of the same position
         ready: list[tuple[Node, Evaluation]] = []     # leaves whose evaluation is known already
         for tree in trees:
             budget = k if node_limit is None else min(k, node_limit - tree.playouts)
@@ -401,9 +380,6 @@ class MCTS:
                     for node, a in path:
                         node.update(a, -vl, vl)
                     continue
-                twin = _twin(tree, leaf)
-                if twin is not None and twin.solved is not None:
-                    leaf.solved, leaf.solved_plies = twin.solved, twin.solved_plies
                 if leaf.solved is None:
                     known, forced = self._before_evaluation(path, leaf)
                     if leaf.solved is None:
@@ -411,19 +387,13 @@ class MCTS:
                         if known is None:
                             to_eval.append(leaf)
                             replies.append(forced)
-                            twins.append(twin if forced is None else None)
                         else:
                             ready.append((leaf, known))
                 paths.append((tree, path, leaf))
         evaluated = self._expand(to_eval, replies)
-        for leaf, twin in zip(to_eval, twins):
-            if twin is not None:
-                leaf.take_mean_of(twin)
         for leaf, evaluation in ready:
             leaf.expand(evaluation)
         for tree, path, leaf in paths:
-            if tree.twins is not None:
-                tree.twins.setdefault(leaf.state.key(), leaf)
             tree.record(self._backup(path, leaf, vl))
         return evaluated
 
@@ -680,17 +650,6 @@ def _veto(tree: Tree, a: int) -> None:
     mask[a] = False
     if mask.any():
         tree.root_mask = mask
-
-
-def _twin(tree: Tree, leaf: Node) -> Node | None:
-    """Another node of the tree's table with the leaf's position, searched enough to say more
-    than the network (TWIN_MIN_VISITS) or solved; None without transpositions."""
-    if tree.twins is None:
-        return None
-    twin = tree.twins.get(leaf.state.key())
-    if twin is None or twin is leaf or (twin.solved is None and twin.visit_count < TWIN_MIN_VISITS):
-        return None
-    return twin
 
 
 def _tactics_cutoff(stopper: Stopper | None) -> Callable[[], bool] | None:

@@ -25,7 +25,7 @@ first time it selects from a node and remakes when the array changed.
 from __future__ import annotations
 
 import math
-from typing import Callable, Hashable, MutableMapping, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class Node:
                  "child_visits", "children",
                  "visit_count", "value_sum_self", "draw_sum", "value", "draw", "has_draw_info",
                  "proven", "_proven_view", "proven_plies", "n_proven", "solved", "solved_plies", "pending",
-                 "tactics_done", "forced_evaluation", "__weakref__")
+                 "tactics_done", "forced_evaluation")
 
     def __init__(self, state):
         self.state = state
@@ -92,12 +92,6 @@ class Node:
             self.draw = float(wdl[1]) / total
             self.has_draw_info = True
         self.pending = False
-
-    def take_mean_of(self, twin: "Node") -> None:
-        """Start from the mean value and draw share of a searched node of the same position
-        (MCTS transpositions): its deeper estimate replaces this node's network value."""
-        self.value = twin.value_sum_self / twin.visit_count
-        self.draw = twin.draw_sum / twin.visit_count
 
     def expand_forced(self, move: Move, child_evaluation: Evaluation) -> None:
         """Expand with one move, the only one that does not lose at once, from the evaluation
@@ -371,7 +365,6 @@ class Tree:
         self.playouts = 0
         self.depth_sum = 0
         self.seldepth = 0
-        self.twins: MutableMapping[Hashable, Node] | None = None   # position -> a node of it (MCTS)
 
     def record(self, depth: int) -> None:
         self.playouts += 1

@@ -65,7 +65,7 @@ PROFILE = GameProfile(
     name="gomoku", rules=GomokuGame, codec="engine.games.gomoku.codec",
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
-    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "transpositions": True},
+    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0},
     auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
     openings=_openings, records=_records,
 )
