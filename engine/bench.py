@@ -136,14 +136,15 @@ class GameBench:
 def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: Callable[[str], None],
                positions: Sequence[tuple[str, State]]) -> GameBench:
     """Search each (label, state) with a fresh tree, then time the evaluator alone at
-    options.batch on positions one ply past those."""
+    the searcher's batch on positions one ply past those."""
     searcher: Any = _build(game, options.with_changes(player="mcts"), echo)
     timed = searcher.evaluator = _TimedEvaluator(searcher.evaluator)
     limits = limits or Limits(nodes=options.nodes or OTHER_PLAYER_NODES)
     label = game.label
     inner = timed.inner
     runtime = (f" ({inner.backend}, {inner.precision})" if hasattr(inner, "precision") else "")
-    echo(f"# mcts {label}: {len(positions)} positions, batch {options.batch}, "
+    batch = searcher.config.leaves_per_batch
+    echo(f"# mcts {label}: {len(positions)} positions, batch {batch}, "
          f"evaluator {_layers(inner)}{runtime}")
     total_nodes, total_time = 0, 0.0
     for number, (name, state) in enumerate(positions, 1):
@@ -151,10 +152,10 @@ def bench_game(game: Game, options: PlayerOptions, limits: Limits | None, echo: 
         total_nodes += result.info.nodes if result.info is not None else 0
         total_time += elapsed
         echo(position_line(number, name, game, state, result, elapsed))
-    rate = _evaluator_rate(timed.inner, [s for _, s in positions], options.batch)
+    rate = _evaluator_rate(timed.inner, [s for _, s in positions], batch)
     figures = GameBench(label, total_nodes, total_time, rate)
     echo(f"   {label}: mcts {figures.nps:.0f} nodes/s, evaluator alone {rate:.0f} pos/s at batch "
-         f"{options.batch}: search efficiency {100 * figures.efficiency:.1f} %")
+         f"{batch}: search efficiency {100 * figures.efficiency:.1f} %")
     echo(f"   {label}: the evaluator was busy {100 * timed.seconds / max(total_time, 1e-9):.1f} % of "
          f"the search time, in {timed.calls} calls of {timed.states / max(timed.calls, 1):.1f} "
          "positions on average (the rest is tree work and rules)")

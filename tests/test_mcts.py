@@ -520,12 +520,16 @@ def test_player_options_reach_the_mcts_config(monkeypatch):
     import engine.games.chess
     from engine.players import PlayerOptions, build
     game = get_game("chess")
+    assert build.make_searcher(game, PlayerOptions(player="mcts")).config.leaves_per_batch == 16
     monkeypatch.setattr(engine.games.chess, "PROFILE", replace(
-        engine.games.chess.PROFILE, mcts_tuned={"fpu_reduction": 0.4, "policy_temperature": 1.7}))
+        engine.games.chess.PROFILE, mcts_tuned={"fpu_reduction": 0.4, "policy_temperature": 1.7,
+                                                "leaves_per_batch": 6}))
     tuned = build.make_searcher(game, PlayerOptions(player="mcts", weights=None))
     assert (tuned.config.fpu_reduction, tuned.config.policy_temperature) == (0.4, 1.7)
-    chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2))
+    assert tuned.config.leaves_per_batch == 6
+    chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2, batch=4))
     assert (chosen.config.fpu_reduction, chosen.config.policy_temperature) == (0.1, 1.2)
+    assert chosen.config.leaves_per_batch == 4
 
 
 def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):

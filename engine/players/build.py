@@ -169,7 +169,8 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
-    return MCTSConfig(c_init=options.cpuct, leaves_per_batch=options.batch, seed=options.seed,
+    batch = options.batch or int(tuned.get("leaves_per_batch", MCTSConfig.leaves_per_batch))
+    return MCTSConfig(c_init=options.cpuct, leaves_per_batch=batch, seed=options.seed,
                       default_nodes=options.nodes or MCTSConfig.default_nodes,
                       max_tree_nodes=tree_node_budget(options.hash_mb),
                       fpu_reduction=fpu, policy_temperature=temperature)
