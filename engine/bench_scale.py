@@ -20,6 +20,7 @@ import numpy as np
 __all__ = ["ScaleBench", "run_scale_bench", "DEFAULT_BATCHES"]
 
 DEFAULT_BATCHES = {"cuda": (64, 128, 256, 512, 1024), "cpu": (8, 32, 128)}
+SCALE_LEAVES = 8   # leaves per tree per step, as self-play
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,10 @@ def _positions(game, count: int, seed: int = 0) -> list:
 
 def run_scale_bench(weights: str, spec, *, device: str = "cpu", precision: str = "auto",
                     batches: Sequence[int] | None = None, trees: int | None = None, nodes: int = 64,
-                    leaves: int = 8, seconds: float = 2.0, echo: Callable[[str], None] = print) -> ScaleBench:
-    """Measure and echo the three figures for `weights` (a checkpoint) on `spec`'s board."""
+                    leaves: int | None = None, seconds: float = 2.0,
+                    echo: Callable[[str], None] = print) -> ScaleBench:
+    """Measure and echo the three figures for `weights` (a checkpoint) on `spec`'s board;
+    leaves per tree per step: `leaves`, default SCALE_LEAVES."""
     from engine.nn.evaluator import resolve_device
     from engine.search.mcts import MCTS, MCTSConfig
     from engine.train.inference import RunnerEvaluator, open_runner
@@ -57,6 +60,7 @@ def run_scale_bench(weights: str, spec, *, device: str = "cpu", precision: str =
     from engine.types import Limits
 
     device = resolve_device(device)
+    leaves = leaves or SCALE_LEAVES
     kind = "cuda" if device == "cuda" else "cpu"
     batches = tuple(batches or DEFAULT_BATCHES[kind])
     trees = trees or (256 if kind == "cuda" else 16)

@@ -78,8 +78,7 @@ def bench(games: tuple[str, ...], depth: int | None, movetime: float | None, sca
         game = (games or ("gomoku",))[0]
         try:
             run_scale_bench(find_weights(options.weights), GameSpec.named(game), device=options.device,
-                            nodes=options.nodes or 64, echo=click.echo,
-                            **({"leaves": options.batch} if options.batch else {}))
+                            nodes=options.nodes or 64, leaves=options.batch, echo=click.echo)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
         return
