@@ -532,6 +532,20 @@ def test_player_options_reach_the_mcts_config(monkeypatch):
     assert chosen.config.leaves_per_batch == 4
 
 
+def test_the_gomoku_leaf_batch_follows_the_board():
+    from engine.games.gomoku import profile
+    from engine.players import PlayerOptions, build
+
+    def batch(size, **options):
+        game = get_game("gomoku", width=size, height=size)
+        return build.mcts_config(game, PlayerOptions(player="mcts", **options)).leaves_per_batch
+    small = max(n for n in range(5, 40) if n * n <= profile.LARGE_BOARD_CELLS)
+    assert batch(15) == batch(small) == profile.PROFILE.mcts_tuned["leaves_per_batch"] == 16
+    assert batch(small + 1) == batch(20) == profile.LARGE_BOARD_BATCH == 8
+    assert batch(20, batch=32) == 32           # a chosen batch still wins on any board
+    assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).leaves_per_batch == 16
+
+
 def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):
     from engine.games.gomoku import profile
     from engine.players import PlayerOptions, build

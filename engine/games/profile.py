@@ -32,7 +32,8 @@ class GameProfile:
     (player options) -> a fresh MCTS prover or None when the options switch it off (gomoku:
     the threat solver; chess: the alpha-beta check of the chosen move), raising
     SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
-    by match (fpu_reduction, policy_temperature) and the prover's vct_share.
+    by match (fpu_reduction, policy_temperature, leaves_per_batch).  board_tuned: (game) ->
+    the values that differ by board, over mcts_tuned (gomoku: the leaf batch on large boards).
     auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
     seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
     openings, start positions for the arena and the teachers).  records: () -> its
@@ -46,6 +47,11 @@ class GameProfile:
     leaf_value: Callable[[], Callable[[Any], Any]] | None = None
     prover: Callable[[Any], Any] | None = None
     mcts_tuned: Mapping[str, float] = field(default_factory=dict)
+    board_tuned: Callable[[Any], Mapping[str, float]] | None = None
     auto_alphabeta_below: float | None = None
     openings: Callable[[], OpeningBook] = OpeningBook
     records: Callable[[], RecordFormat] = RecordFormat
+
+    def tuned_for(self, game: Any) -> dict[str, float]:
+        """The tuned MCTS values for this game's board: mcts_tuned, with board_tuned's over it."""
+        return {**self.mcts_tuned, **(self.board_tuned(game) if self.board_tuned is not None else {})}

@@ -165,7 +165,7 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
     """The MCTSConfig the played MCTS searches with: options and the game's tuned settings.
     Self-play starts from this and adds only its own settings."""
     from engine.search.mcts import MCTSConfig, tree_node_budget
-    tuned = game_profile(game.name).mcts_tuned
+    tuned = game_profile(game.name).tuned_for(game)
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))

@@ -7,7 +7,8 @@ from typing import Any
 from engine.games.gomoku.rules import GomokuGame
 from engine.games.profile import GameProfile
 
-__all__ = ["PROFILE", "THREAT_NODES", "VCT_NODES", "VCT_SHARE", "AB_ROOT_THREAT_NODES"]
+__all__ = ["PROFILE", "THREAT_NODES", "VCT_NODES", "VCT_SHARE", "AB_ROOT_THREAT_NODES",
+           "LARGE_BOARD_CELLS", "LARGE_BOARD_BATCH"]
 
 # MCTS's threat solver: nodes per new leaf (x40 at the root), per VCT search at the root (the
 # root's own VCT, the opponent's after each move tried), and at most this share of the time
@@ -17,6 +18,12 @@ VCT_NODES = 1000
 VCT_SHARE = 0.3
 # Alpha-beta's threat solver: nodes before the search (none per leaf, as before this profile).
 AB_ROOT_THREAT_NODES = 2000
+# MCTS's leaf batch on boards of more cells than 19x19 (20x20 up): the network costs about as
+# many times more per position, so a turn gets fewer playouts, and a batch of 8 under the
+# virtual loss spends them better than 16 (20x20: 163/300 against 16, +30 +/- 28 Elo by pairs;
+# 19x19 51/100 and 15x15 49.5/100, no difference; docs/measurements/issue25-search-settings.md).
+LARGE_BOARD_CELLS = 361
+LARGE_BOARD_BATCH = 8
 
 
 def _heuristic() -> Any:
@@ -51,6 +58,11 @@ def _prover(options: Any) -> Any:
     return TreeProver(THREAT_NODES, 40 * THREAT_NODES, VCT_NODES if share > 0 else 0, share)
 
 
+def _board_tuned(game: Any) -> dict[str, float]:
+    """The leaf batch by board size (the other tuned values hold on every board)."""
+    return {"leaves_per_batch": LARGE_BOARD_BATCH} if game.width * game.height > LARGE_BOARD_CELLS else {}
+
+
 def _openings() -> Any:
     from engine.games.gomoku.openings import GomokuOpenings
     return GomokuOpenings()
@@ -65,7 +77,8 @@ PROFILE = GameProfile(
     name="gomoku", rules=GomokuGame, codec="engine.games.gomoku.codec",
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
-    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0},
+    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16},
+    board_tuned=_board_tuned,
     auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
     openings=_openings, records=_records,
 )
