@@ -544,6 +544,10 @@ def test_the_gomoku_leaf_batch_follows_the_board():
     assert batch(small + 1) == batch(20) == profile.LARGE_BOARD_BATCH == 8
     assert batch(20, batch=32) == 32           # a chosen batch still wins on any board
     assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).leaves_per_batch == 16
+    short = build.mcts_config(gomoku(15), PlayerOptions(player="mcts"))
+    assert (short.short_search_leaves, short.short_search_seconds) == (8, profile.SHORT_SEARCH_SECONDS)
+    assert build.mcts_config(gomoku(15), PlayerOptions(player="mcts", batch=16)).short_search_leaves == 0
+    assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).short_search_leaves == 0
 
 
 def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):

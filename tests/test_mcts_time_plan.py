@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pytest
 
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Evaluation, Limits
@@ -259,3 +260,36 @@ def test_a_check_that_leaves_too_little_to_search_on_ends_the_search_on_the_cloc
                     prover=SlowCheckProver(clock))
     searcher.search(PathState(), parse_go("movetime 1000".split(), 0).limits)
     assert searcher.last_stop == "hard deadline"
+
+
+class BatchRecorder(PerPositionEvaluator):
+    """PerPositionEvaluator that keeps the size of every network call."""
+
+    def __init__(self, clock: ScriptedClock, seconds: float):
+        super().__init__(clock, seconds)
+        self.sizes: list[int] = []
+
+    def evaluate(self, states):
+        self.sizes.append(len(states))
+        return super().evaluate(states)
+
+
+def test_a_search_on_a_short_clock_gathers_the_short_search_batch():
+    """short_search_seconds 0.5: a 0.3 s search gathers short_search_leaves a step; a 2 s one
+    and a node budget (no clock) keep leaves_per_batch; off (0 leaves), every search keeps it."""
+    def largest_batches(short_leaves: int) -> list[int]:
+        clock = ScriptedClock()
+        evaluator = BatchRecorder(clock, 0.001)
+        searcher = MCTS(evaluator, MCTSConfig(seed=1, leaves_per_batch=16, short_search_leaves=short_leaves,
+                                              short_search_seconds=0.5), clock=clock)
+        largest = []
+        for limits in (Limits(nodes=300), Limits(time=0.3), Limits(time=2.0)):
+            searcher.new_game()
+            evaluator.sizes.clear()
+            searcher.search(PathState(), limits)
+            largest.append(max(evaluator.sizes))
+        return largest
+    assert largest_batches(4) == [16, 4, 16]
+    assert largest_batches(0) == [16, 16, 16]
+    with pytest.raises(ValueError, match="short_search"):
+        MCTSConfig(short_search_leaves=-1)

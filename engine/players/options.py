@@ -90,7 +90,7 @@ class PlayerOptions:
     nodes: int | None = _option(None, OptionSpec(
         "int", "Per-move node budget when no clock is given.", uci="Nodes", minimum=1, maximum=10**9))
     batch: int | None = _option(None, OptionSpec(
-        "int", "MCTS leaves per network call [auto: the game's tuned value for the board].", uci="MinibatchSize",
+        "int", "MCTS leaves per network call [auto: the game's tuned value, by board and clock].", uci="MinibatchSize",
         minimum=1, maximum=4096))
     cpuct: float = _option(1.25, OptionSpec(
         "float", "MCTS exploration constant c_init of PUCT.", uci="CPuct", minimum=0.0))

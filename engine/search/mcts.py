@@ -79,6 +79,9 @@ class MCTSConfig:
     child with fewer than sqrt(k P N) visits is searched next, so noise-raised moves get a fair
     look, and the result's visits are then the pruned policy target (`pruned_visits`: the
     forced playouts a child did not earn are taken back, so the network does not learn them).
+    short_search_leaves: leaves per tree per step, instead of leaves_per_batch, for a search
+    with less than short_search_seconds on its clock (0 = off): with few playouts a big batch
+    under the virtual loss spreads a larger share of the tree over moves it would not choose.
     """
     c_base: float = 19652.0
     c_init: float = 1.25
@@ -97,10 +100,14 @@ class MCTSConfig:
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
     forced_playouts: float = 0.0
+    short_search_leaves: int = 0
+    short_search_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if self.leaves_per_batch < 1:
             raise ValueError("leaves_per_batch must be >= 1")
+        if self.short_search_leaves < 0 or not self.short_search_seconds >= 0.0:
+            raise ValueError("short_search_leaves and short_search_seconds must be >= 0")
         if not self.forced_playouts >= 0.0:
             raise ValueError("forced_playouts must be >= 0")
         if not self.policy_temperature > 0.0:
@@ -131,6 +138,7 @@ class MCTS:
         # Seconds per evaluated position in the last step, network call and tree work included;
         # kept across searches so a search's first step already knows the pace.
         self._seconds_per_position = 0.0
+        self._leaves = self.config.leaves_per_batch   # leaves per tree per step in this search
 
     def new_game(self) -> None:
         self._roots = []
@@ -161,6 +169,7 @@ class MCTS:
         trees = [Tree(self._reuse(old[i], s, answers[i]), s, seeds[i]) for i, s in enumerate(states)]
         self._roots = [t.root for t in trees]
         self._prepare_roots(trees, limits.searchmoves, stopper)
+        self._leaves = self._leaves_for(stopper)
         node_limit = limits.nodes if not limits.infinite else None
         decided: dict[int, str] = {}   # id(tree) -> why the time plan ended it
         reports = _Reports(on_info)
@@ -351,12 +360,21 @@ class MCTS:
         noise = tree.rng.dirichlet(np.full(n, alpha))
         root.prior = ((1.0 - eps) * root.raw_prior + eps * noise).astype(np.float32)
 
+    def _leaves_for(self, stopper: Stopper) -> int:
+        """Leaves per tree per step for this search: short_search_leaves when its clock (to the
+        soft deadline where there is one) holds less than short_search_seconds, else
+        leaves_per_batch (node budgets and infinite searches included)."""
+        cfg = self.config
+        left = stopper.soft_left() if stopper.soft_left() is not None else stopper.time_left()
+        short = cfg.short_search_leaves > 0 and left is not None and left < cfg.short_search_seconds
+        return cfg.short_search_leaves if short else cfg.leaves_per_batch
+
     def _batch_that_fits(self, stopper: Stopper) -> int:
-        """Leaves per tree for the next step: the configured batch, fewer when at the last
+        """Leaves per tree for the next step: this search's batch, fewer when at the last
         step's pace (seconds per evaluated position; a step evaluates at most as many
         positions as it asks leaves) it would end after the hard deadline (a slow network
         near the end of a fast clock), 0 when not even one leaf fits."""
-        k, pace = self.config.leaves_per_batch, self._seconds_per_position
+        k, pace = self._leaves, self._seconds_per_position
         left = stopper.time_left() if stopper.timed else None
         if left is None or pace <= 0.0 or pace * k <= left:
             return k
