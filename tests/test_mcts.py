@@ -541,7 +541,7 @@ def test_the_gomoku_leaf_batch_follows_the_board():
         return build.mcts_config(game, PlayerOptions(player="mcts", **options)).leaves_per_batch
     small = max(n for n in range(5, 40) if n * n <= profile.LARGE_BOARD_CELLS)
     assert batch(15) == batch(small) == profile.PROFILE.mcts_tuned["leaves_per_batch"] == 16
-    assert batch(small + 1) == batch(20) == profile.LARGE_BOARD_BATCH == 8
+    assert batch(small + 1) == batch(20) == profile.SMALL_BATCH == 8
     assert batch(20, batch=32) == 32           # a chosen batch still wins on any board
     assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).leaves_per_batch == 16
     short = build.mcts_config(gomoku(15), PlayerOptions(player="mcts"))

@@ -33,8 +33,8 @@ class GameProfile:
     the threat solver; chess: the alpha-beta check of the chosen move), raising
     SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
     by match (fpu_reduction, policy_temperature, leaves_per_batch, short_search_leaves and
-    short_search_seconds).  board_tuned: (game) ->
-    the values that differ by board, over mcts_tuned (gomoku: the leaf batch on large boards).
+    short_search_seconds).  board_tuned: (game) -> the values that differ by board, over
+    mcts_tuned (gomoku: the leaf batch on large boards).
     auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
     seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
     openings, start positions for the arena and the teachers).  records: () -> its

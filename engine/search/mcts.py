@@ -365,7 +365,8 @@ class MCTS:
         soft deadline where there is one) holds less than short_search_seconds, else
         leaves_per_batch (node budgets and infinite searches included)."""
         cfg = self.config
-        left = stopper.soft_left() if stopper.soft_left() is not None else stopper.time_left()
+        soft = stopper.soft_left()
+        left = soft if soft is not None else stopper.time_left()
         short = cfg.short_search_leaves > 0 and left is not None and left < cfg.short_search_seconds
         return cfg.short_search_leaves if short else cfg.leaves_per_batch
 

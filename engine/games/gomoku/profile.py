@@ -8,7 +8,7 @@ from engine.games.gomoku.rules import GomokuGame
 from engine.games.profile import GameProfile
 
 __all__ = ["PROFILE", "THREAT_NODES", "VCT_NODES", "VCT_SHARE", "AB_ROOT_THREAT_NODES",
-           "LARGE_BOARD_CELLS", "LARGE_BOARD_BATCH", "SHORT_SEARCH_SECONDS"]
+           "LARGE_BOARD_CELLS", "SMALL_BATCH", "SHORT_SEARCH_SECONDS"]
 
 # MCTS's threat solver: nodes per new leaf (x40 at the root), per VCT search at the root (the
 # root's own VCT, the opponent's after each move tried), and at most this share of the time
@@ -23,10 +23,10 @@ AB_ROOT_THREAT_NODES = 2000
 # virtual loss spends them better than 16 (20x20: 163/300 against 16, +30 +/- 28 Elo by pairs;
 # 19x19 51/100 and 15x15 49.5/100, no difference; docs/measurements/issue25-search-settings.md).
 LARGE_BOARD_CELLS = 361
-LARGE_BOARD_BATCH = 8
-# ... and on any board for a search with under SHORT_SEARCH_SECONDS on its clock (15x15 at
-# 0.25 s a turn, ~200 playouts: 115/200 for 8 against 16; at 0.5 s 53.5/100; at 1 s no
-# difference, above).
+SMALL_BATCH = 8
+# ... and the same small batch on any board for a search with under SHORT_SEARCH_SECONDS on
+# its clock (15x15 at 0.25 s a turn, ~200 playouts: 115/200 for 8 against 16; at 0.5 s
+# 53.5/100; at 1 s no difference, above).
 SHORT_SEARCH_SECONDS = 0.6
 
 
@@ -64,7 +64,7 @@ def _prover(options: Any) -> Any:
 
 def _board_tuned(game: Any) -> dict[str, float]:
     """The leaf batch by board size (the other tuned values hold on every board)."""
-    return {"leaves_per_batch": LARGE_BOARD_BATCH} if game.width * game.height > LARGE_BOARD_CELLS else {}
+    return {"leaves_per_batch": SMALL_BATCH} if game.width * game.height > LARGE_BOARD_CELLS else {}
 
 
 def _openings() -> Any:
@@ -82,7 +82,7 @@ PROFILE = GameProfile(
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16,
-                "short_search_leaves": LARGE_BOARD_BATCH, "short_search_seconds": SHORT_SEARCH_SECONDS},
+                "short_search_leaves": SMALL_BATCH, "short_search_seconds": SHORT_SEARCH_SECONDS},
     board_tuned=_board_tuned,
     auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
     openings=_openings, records=_records,
