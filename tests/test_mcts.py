@@ -547,7 +547,15 @@ def test_the_gomoku_leaf_batch_follows_the_board():
     short = build.mcts_config(gomoku(15), PlayerOptions(player="mcts"))
     assert (short.short_search_leaves, short.short_search_seconds) == (8, profile.SHORT_SEARCH_SECONDS)
     assert build.mcts_config(gomoku(15), PlayerOptions(player="mcts", batch=16)).short_search_leaves == 0
-    assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).short_search_leaves == 0
+
+def test_the_chess_leaf_batch_shrinks_on_a_short_clock():
+    from engine.games.chess import profile
+    from engine.players import PlayerOptions, build
+    chess = get_game("chess")
+    played = build.mcts_config(chess, PlayerOptions(player="mcts"))
+    assert played.leaves_per_batch == 16
+    assert (played.short_search_leaves, played.short_search_seconds) == (8, profile.SHORT_SEARCH_SECONDS)
+    assert build.mcts_config(chess, PlayerOptions(player="mcts", batch=16)).short_search_leaves == 0
 
 
 def test_the_vct_share_option_reaches_the_gomoku_prover(monkeypatch):

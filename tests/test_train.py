@@ -201,7 +201,7 @@ def test_selfplay_searches_like_the_played_mcts_but_for_its_own_settings(game_na
     # its batch is its own, so no short-clock batch either (its searches have node budgets)
     assert full.config.short_search_leaves == 0
     assert changed(full.config, noise=False, dirichlet_epsilon=0.25, default_nodes=800, leaves_per_batch=16,
-                   short_search_leaves=8 if game_name == "gomoku" else 0) == played.config
+                   short_search_leaves=8) == played.config
     assert type(full.evaluator) is type(played.evaluator)       # chess: mop-up over the network
     assert type(full.prover) is type(played.prover) and (full.prover is None or full.prover is not played.prover)
     if game_name == "gomoku":

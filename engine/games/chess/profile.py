@@ -7,7 +7,14 @@ from typing import Any
 from engine.games.chess.rules import ChessGame
 from engine.games.profile import GameProfile
 
-__all__ = ["PROFILE"]
+__all__ = ["PROFILE", "SHORT_SEARCH_LEAVES", "SHORT_SEARCH_SECONDS"]
+
+# MCTS gathers SHORT_SEARCH_LEAVES leaves a step instead of 16 for a move with under
+# SHORT_SEARCH_SECONDS on its clock: at 0.25 s a move (about 180 playouts) 8 scored 112.5/200
+# against 16, +44 +/- 46 Elo by pairs; at 0.5 s (about 420) 52.5/100, +17 +/- 69; the 0.6 s is
+# gomoku's, whose A/Bs had the same shape (docs/measurements/issue25-search-settings.md, last section).
+SHORT_SEARCH_LEAVES = 8
+SHORT_SEARCH_SECONDS = 0.6
 
 
 def _heuristic() -> Any:
@@ -51,7 +58,8 @@ PROFILE = GameProfile(
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, leaf_value=_leaf_value,
     prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
-    mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0},
+    mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0, "leaves_per_batch": 16,
+                "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
     # Player auto: alpha-beta for moves planned under 0.12 s (docs/measurements/player-auto.md:
     # MCTS with chess-dagger6 against it at 3+0.03, a planned 0.094 s a move, 32.5/80; at 5+0.05,
     # 0.16 s, 44/80; at 10+0.1, 0.32 s, 47.5/80; with chess.pt it was 17.5/40 at 10+0.1, hence 0.5 s before).
