@@ -548,6 +548,7 @@ def test_the_gomoku_leaf_batch_follows_the_board():
     assert (short.short_search_leaves, short.short_search_seconds) == (8, profile.SHORT_SEARCH_SECONDS)
     assert build.mcts_config(gomoku(15), PlayerOptions(player="mcts", batch=16)).short_search_leaves == 0
 
+
 def test_the_chess_leaf_batch_shrinks_on_a_short_clock():
     from engine.games.chess import profile
     from engine.players import PlayerOptions, build
