@@ -186,19 +186,75 @@ class _Named:
         return self.name
 
 
-def test_clock_switch_gives_bullet_moves_to_the_fast_searcher_and_the_rest_to_the_slow():
+class _FixedRate:
+    """A playout rate stand-in: fixed playouts a second, counting its probes."""
+
+    def __init__(self, per_second: float):
+        self.per_second, self.probes = per_second, 0
+
+    def probe(self) -> None:
+        self.probes += 1
+
+
+def test_clock_switch_gives_moves_too_short_for_its_playouts_to_the_fast_searcher():
     from engine.players.clock_switch import ClockSwitch
     from engine.types import Limits
-    switch = ClockSwitch(_Named("mcts"), _Named("alphabeta"), fast_below=0.15)
+    switch = ClockSwitch(_Named("mcts"), _Named("alphabeta"), 150, _FixedRate(1000))
     state = get_game("chess").initial_state()
-    assert switch.search(state, Limits(time=0.1, soft_time=0.03)) == "alphabeta"     # 1+0.01
-    assert switch.search(state, Limits(time=0.9, soft_time=0.3)) == "mcts"           # 10+0.1
+    assert switch.search(state, Limits(time=0.1, soft_time=0.03)) == "alphabeta"     # 1+0.01: 30 playouts
+    assert switch.search(state, Limits(time=0.9, soft_time=0.3)) == "mcts"           # 10+0.1: 300
     assert switch.search(state, Limits(time=0.97)) == "mcts"                          # movetime 1000
     assert switch.search(state, Limits(time=0.05)) == "alphabeta"                     # movetime 50
     for untimed in (Limits(nodes=400), Limits(depth=6), Limits(infinite=True)):
         assert switch.search(state, untimed) == "mcts"
     switch.new_game()
-    assert switch.slow.new_games == switch.fast.new_games == 1
+    assert switch.slow.new_games == switch.fast.new_games == switch.rate.probes == 1
+
+
+def test_clock_switch_follows_the_machine_not_the_seconds():
+    """The same 5+0.05 budget goes to MCTS on a fast machine and to alpha-beta on one a third as fast."""
+    from engine.players.clock_switch import ClockSwitch
+    from engine.types import Limits
+    five_plus = Limits(time=0.48, soft_time=0.16)
+    state = get_game("chess").initial_state()
+    fast_machine = ClockSwitch(_Named("mcts"), _Named("alphabeta"), 140, _FixedRate(1450))
+    slow_machine = ClockSwitch(_Named("mcts"), _Named("alphabeta"), 140, _FixedRate(480))
+    assert fast_machine.search(state, five_plus) == "mcts"
+    assert slow_machine.search(state, five_plus) == "alphabeta"
+    assert slow_machine.search(state, Limits(time=0.96, soft_time=0.32)) == "mcts"    # 10+0.1 there
+
+
+class _TimedSearcher:
+    """Answers each search with 100 nodes, after `durations` seconds of a fake clock."""
+
+    def __init__(self, clock: list[float], durations: list[float]):
+        self.clock, self.durations, self.states, self.new_games = clock, list(durations), [], 0
+
+    def search(self, state, limits, *, stop=None, on_info=None):
+        from engine.types import SearchInfo, SearchResult
+        self.states.append(state)
+        self.clock[0] += self.durations.pop(0)
+        return SearchResult(None, 0.0, SearchInfo(depth=1, seldepth=1, value=0.0, nodes=100, time=0.05))
+
+    def new_game(self) -> None:
+        self.new_games += 1
+
+
+def test_playout_rate_is_the_median_of_its_probes_each_from_a_fresh_position():
+    from engine.players.clock_switch import PlayoutRate
+    clock = [0.0]
+    searcher = _TimedSearcher(clock, [0.05, 0.5, 0.05, 0.04])       # the second probe meets a stall
+    chess = get_game("chess")
+    rate = PlayoutRate(searcher, [chess.initial_state()], clock=lambda: clock[0])
+    assert rate.per_second == 0.0                                      # not probed yet
+    for _ in range(3):
+        rate.probe()
+    assert rate.per_second == pytest.approx(2000.0)                   # 100 nodes in 0.05 s; the stall's 200 ignored
+    rate.probe()
+    assert rate.per_second == pytest.approx(2000.0)                   # median of 2000, 200, 2000, 2500
+    assert searcher.new_games == 4                                     # each probe's tree dropped
+    assert len({state.key() for state in searcher.states}) == 4       # no probe meets the evaluator's cache
+    assert all(state.ply == 4 for state in searcher.states)
 
 
 def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_threshold(monkeypatch):
@@ -209,12 +265,13 @@ def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_thresho
     gomoku = build_player(get_game("gomoku", width=15), PlayerOptions(player="auto"))
     assert isinstance(gomoku.searcher, MCTS)          # gomoku: MCTS at every clock
     chess_profile = engine.games.chess.PROFILE
-    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below=None))
+    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below_playouts=None))
     assert isinstance(build_player(get_game("chess"), PlayerOptions(player="auto")).searcher, MCTS)
-    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below=0.15))
+    monkeypatch.setattr(engine.games.chess, "PROFILE", replace(chess_profile, auto_alphabeta_below_playouts=150))
     built = build_player(get_game("chess"), PlayerOptions(player="auto"))
     assert isinstance(built.searcher, ClockSwitch) and built.player == "mcts"
     assert isinstance(built.searcher.slow, MCTS) and isinstance(built.searcher.fast, AlphaBeta)
-    assert built.searcher.fast_below == 0.15
+    assert built.searcher.fast_below_playouts == 150
+    assert len(built.searcher.rate.samples) == 2 and built.searcher.rate.per_second > 0   # probed at build
     mcts = build_player(get_game("chess"), PlayerOptions(player="mcts"))
     assert isinstance(mcts.searcher, MCTS)          # asked for by name: MCTS at every clock

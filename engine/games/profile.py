@@ -35,8 +35,8 @@ class GameProfile:
     by match (fpu_reduction, policy_temperature, leaves_per_batch, short_search_leaves and
     short_search_seconds).  board_tuned: (game) -> the values that differ by board, over
     mcts_tuned (gomoku: the leaf batch on large boards).
-    auto_alphabeta_below: Player auto plays alpha-beta for moves planned below this many
-    seconds (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
+    auto_alphabeta_below_playouts: Player auto plays alpha-beta for moves whose planned time
+    buys fewer MCTS playouts than this on the machine it runs on (None: MCTS at every clock).  openings: () -> its OpeningBook (suites, generated
     openings, start positions for the arena and the teachers).  records: () -> its
     RecordFormat (the record file a game is written to, the report viewer's frames)."""
     name: str
@@ -49,7 +49,7 @@ class GameProfile:
     prover: Callable[[Any], Any] | None = None
     mcts_tuned: Mapping[str, float] = field(default_factory=dict)
     board_tuned: Callable[[Any], Mapping[str, float]] | None = None
-    auto_alphabeta_below: float | None = None
+    auto_alphabeta_below_playouts: float | None = None
     openings: Callable[[], OpeningBook] = OpeningBook
     records: Callable[[], RecordFormat] = RecordFormat
 

@@ -65,11 +65,21 @@ def make_searcher(game: Game, options: PlayerOptions, notes: Notes | None = None
             f"unknown player {resolved.player!r} (expected one of {', '.join(PLAYER_NAMES)})")
     searcher = builder(game, resolved, notes)
     auto_mcts = options.player == "auto" and resolved.player == "mcts"
-    fast_below = game_profile(game.name).auto_alphabeta_below if auto_mcts else None
+    fast_below = game_profile(game.name).auto_alphabeta_below_playouts if auto_mcts else None
     if fast_below is not None:
-        from engine.players.clock_switch import ClockSwitch
-        searcher = ClockSwitch(searcher, _alphabeta(game, resolved, notes), fast_below)
+        searcher = _clock_switch(game, resolved, searcher, fast_below, notes)
     return searcher
+
+
+def _clock_switch(game: Game, options: PlayerOptions, mcts: Searcher, fast_below_playouts: float,
+                  notes: Notes) -> Searcher:
+    """Player auto's MCTS with alpha-beta for the moves too short for its playouts; the
+    MCTS's rate is probed twice now (UCI isready), then once at every new game."""
+    from engine.players.clock_switch import ClockSwitch, PlayoutRate
+    rate = PlayoutRate(mcts, [state for _, state in game.bench_positions()])
+    rate.probe()
+    rate.probe()
+    return ClockSwitch(mcts, _alphabeta(game, options, notes), fast_below_playouts, rate)
 
 
 def build_player(game: Game, options: PlayerOptions, *, fallbacks: tuple[str, ...] = FALLBACK_PLAYERS,

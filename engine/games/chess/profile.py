@@ -60,9 +60,10 @@ PROFILE = GameProfile(
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     mcts_tuned={"fpu_reduction": 0.5, "policy_temperature": 1.0, "leaves_per_batch": 16,
                 "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
-    # Player auto: alpha-beta for moves planned under 0.12 s (docs/measurements/player-auto.md:
-    # MCTS with chess-dagger6 against it at 3+0.03, a planned 0.094 s a move, 32.5/80; at 5+0.05,
-    # 0.16 s, 44/80; at 10+0.1, 0.32 s, 47.5/80; with chess.pt it was 17.5/40 at 10+0.1, hence 0.5 s before).
-    auto_alphabeta_below=0.12,
+    # Player auto: alpha-beta for moves whose planned time buys under 120 playouts at the probed
+    # rate (docs/measurements/player-auto.md).  On a VM that probes about 1,300-1,500 playouts/s
+    # MCTS lost to alpha-beta at 3+0.03 (about 110 playouts planned) and won at 5+0.05 (about 190);
+    # on one a third as fast it lost at 5+0.05 (about 60) and won at 10+0.1 (about 135).
+    auto_alphabeta_below_playouts=120,
     openings=_openings, records=_records,
 )

@@ -84,6 +84,6 @@ PROFILE = GameProfile(
     mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16,
                 "short_search_leaves": SMALL_BATCH, "short_search_seconds": SHORT_SEARCH_SECONDS},
     board_tuned=_board_tuned,
-    auto_alphabeta_below=None,     # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
+    auto_alphabeta_below_playouts=None,   # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
     openings=_openings, records=_records,
 )
