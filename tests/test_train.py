@@ -237,8 +237,15 @@ def test_selfplay_forced_playouts_reach_only_the_full_search_and_prune_its_targe
 
 
 def test_chess_selfplay_stops_at_the_ply_cap_with_a_draw(chess_net):
-    samples = selfplay_batch(CHESS, chess_net, 2, SelfPlayConfig(playouts=8, max_plies=10), seed=1)
-    assert len(samples) == 20 and {s.value for s in samples} == {0}
+    """A random network can mate within ten plies (then the result stands); every other game
+    is cut at the cap and scored a draw."""
+    played = selfplay_module.selfplay_games(CHESS, chess_net, 2, SelfPlayConfig(playouts=8, max_plies=10), seed=1)
+    samples = played.samples
+    capped = {g.index for g in played.games if g.reason == "ply cap"}
+    assert capped and all(g.plies <= 10 for g in played.games)
+    assert all(g.plies == 10 and g.winner is None for g in played.games if g.index in capped)
+    assert {s.value for s in samples if s.game in capped} == {0}
+    assert len(samples) == sum(g.plies for g in played.games)
     for s in samples:
         assert abs(float(s.probs.sum()) - 1.0) < 1e-5 and s.planes.shape == (32, 8, 8)
     opening = codec_chess.legal_index(get_game("chess").initial_state())
