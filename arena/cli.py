@@ -59,7 +59,8 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--board", "boards", default=None, help="Gomoku board sizes, e.g. 9,15,20.")
 @click.option("--rule", type=click.Choice(list(GOMOKU_RULES)), default=None)
 @click.option("--engine", "engines", multiple=True,
-              help="random | alphabeta:depth=3 | 'name=sf,cmd=stockfish,proto=uci,option.Hash=16' (repeat).")
+              help="auto (the shipped default) | random | alphabeta:depth=3 | "
+                   "'name=sf,cmd=stockfish,proto=uci,option.Hash=16' (repeat).")
 @click.option("--games", type=click.IntRange(min=1), default=None, help="Games per pairing (per board size).")
 @click.option("--format", "fmt", type=click.Choice(["roundrobin", "gauntlet"]), default=None)
 @click.option("--openings", type=click.Path(dir_okay=False), default=None,

@@ -34,6 +34,8 @@ BUILTIN_SETTINGS: dict[str, str] = {spec.key: f"--{spec.key}" for spec in PLAYER
                                     if spec.name != "player"}
 LIMIT_KEYS = ("depth", "nodes", "movetime")     # per-engine search limits
 PROTOCOLS = ("uci", "gomocup")
+# auto: what `plyzero-uci` and `pbrain-plyzero` play with no options (the shipped default)
+BUILTIN_PLAYERS: tuple[str, ...] = (*PLAYER_NAMES, "auto")
 
 
 class ConfigError(ValueError):
@@ -230,8 +232,8 @@ def _engine_from_mapping(raw: Mapping[str, Any], where: str) -> EngineSpec:
                           env=tuple(sorted(env.items())), **limits)
     if player is None:
         raise ConfigError(f"{where}: needs a built-in player name or cmd=...")
-    if player not in PLAYER_NAMES:
-        raise ConfigError(f"{where}: unknown player {player!r} (expected one of {', '.join(PLAYER_NAMES)})")
+    if player not in BUILTIN_PLAYERS:
+        raise ConfigError(f"{where}: unknown player {player!r} (expected one of {', '.join(BUILTIN_PLAYERS)})")
     settings: dict[str, str] = {}
     for key in list(raw):
         if key not in BUILTIN_SETTINGS:

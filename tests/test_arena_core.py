@@ -61,6 +61,10 @@ def test_parse_engine_forms():
     argv = spec.argv("chess")
     assert argv[:3] == [sys.executable, "-m", "engine.cli"] and argv[3:6] == ["uci", "--player", "alphabeta"]
     assert "--threads" in argv and argv[argv.index("--threads") + 1] == "1"
+    default = parse_engine("auto")             # the shipped default, as plyzero-uci plays with no options
+    assert default.name == "auto" and default.argv("gomoku")[3:6] == ["gomocup", "--player", "auto"]
+    with pytest.raises(ConfigError, match="unknown player 'best'.*auto"):
+        parse_engine("best")
     ext = parse_engine(f"name=sf,cmd='{sys.executable} -u x.py',proto=uci,option.Hash=16")
     assert ext.name == "sf" and ext.command == (sys.executable, "-u", "x.py")
     assert ext.options == (("Hash", "16"),) and ext.protocol == "uci"

@@ -87,6 +87,19 @@ def test_chess_match_writes_pgn_and_reports(tmp_path):
     assert len(csv_path.read_text().splitlines()) == 3
 
 
+def test_the_shipped_default_plays_as_a_builtin_under_a_clock(tmp_path):
+    """`auto` is what plyzero-uci plays with no options (here a bullet clock: Player auto's
+    switch, its probes at isready and ucinewgame included); it beats random without a forfeit."""
+    db = tmp_path / "auto.sqlite"
+    output = arena("run", "--game", "chess", "--engine", "auto", "--engine", "random", "--games", "2",
+                   "--tc", "3+0.03", "--seed", "5", "--maxmoves", "80", "--concurrency", "1", "--db", str(db))
+    assert "Games: 2/2" in output
+    rows = games_in(db)
+    assert len(rows) == 2 and all(r[5] is None for r in rows)
+    auto_score = sum(r[3] if r[1] == "auto" else 1 - r[3] for r in rows)
+    assert auto_score >= 1.5
+
+
 def test_sprt_stops_a_lopsided_match_early(tmp_path):
     db = tmp_path / "s.sqlite"
     output = arena("run", "--game", "gomoku", "--board", "9", "--engine", "alphabeta", "--engine", "random",
