@@ -38,8 +38,8 @@ class GameProfile:
     auto_alphabeta_below_playouts: Player auto plays alpha-beta for moves whose planned time
     buys fewer MCTS playouts than this on the machine it runs on (None: MCTS at every clock).
     openings: () -> its OpeningBook (suites, generated openings, start positions for the arena
-    and the teachers).  records: () -> its
-    RecordFormat (the record file a game is written to, the report viewer's frames)."""
+    and the teachers).  records: () -> its RecordFormat (the record file a game is written to,
+    the report viewer's frames)."""
     name: str
     rules: type
     heuristic: Callable[[], Any]
