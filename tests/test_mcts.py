@@ -523,12 +523,12 @@ def test_player_options_reach_the_mcts_config(monkeypatch):
     assert build.make_searcher(game, PlayerOptions(player="mcts")).config.leaves_per_batch == 16
     monkeypatch.setattr(engine.games.chess, "PROFILE", replace(
         engine.games.chess.PROFILE, mcts_tuned={"fpu_reduction": 0.4, "policy_temperature": 1.7,
-                                                "leaves_per_batch": 6}))
+                                                "leaves_per_batch": 6, "c_init": 2.2}))
     tuned = build.make_searcher(game, PlayerOptions(player="mcts", weights=None))
-    assert (tuned.config.fpu_reduction, tuned.config.policy_temperature) == (0.4, 1.7)
+    assert (tuned.config.fpu_reduction, tuned.config.policy_temperature, tuned.config.c_init) == (0.4, 1.7, 2.2)
     assert tuned.config.leaves_per_batch == 6
-    chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2, batch=4))
-    assert (chosen.config.fpu_reduction, chosen.config.policy_temperature) == (0.1, 1.2)
+    chosen = build.make_searcher(game, PlayerOptions(player="mcts", fpu=0.1, policy_temp=1.2, batch=4, cpuct=0.9))
+    assert (chosen.config.fpu_reduction, chosen.config.policy_temperature, chosen.config.c_init) == (0.1, 1.2, 0.9)
     assert chosen.config.leaves_per_batch == 4
 
 

@@ -32,8 +32,8 @@ class GameProfile:
     (player options) -> a fresh MCTS prover or None when the options switch it off (gomoku:
     the threat solver; chess: the alpha-beta check of the chosen move), raising
     SolverUnavailable when its compiled core is missing.  mcts_tuned: MCTSConfig values chosen
-    by match (fpu_reduction, policy_temperature, leaves_per_batch, short_search_leaves and
-    short_search_seconds).  board_tuned: (game) -> the values that differ by board, over
+    by match (c_init, fpu_reduction, policy_temperature, leaves_per_batch, short_search_leaves
+    and short_search_seconds).  board_tuned: (game) -> the values that differ by board, over
     mcts_tuned (gomoku: the leaf batch on large boards).
     auto_alphabeta_below_playouts: Player auto plays alpha-beta for moves whose planned time
     buys fewer MCTS playouts than this on the machine it runs on (None: MCTS at every clock).

@@ -176,13 +176,14 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
     Self-play starts from this and adds only its own settings."""
     from engine.search.mcts import MCTSConfig, tree_node_budget
     tuned = game_profile(game.name).tuned_for(game)
+    c_init = options.cpuct if options.cpuct is not None else tuned.get("c_init", MCTSConfig.c_init)
     fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
     temperature = (options.policy_temp if options.policy_temp is not None
                    else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
     batch = options.batch or int(tuned.get("leaves_per_batch", MCTSConfig.leaves_per_batch))
     # a chosen batch holds for every search; "auto" may take a smaller one on a short clock
     short = 0 if options.batch else int(tuned.get("short_search_leaves", MCTSConfig.short_search_leaves))
-    return MCTSConfig(c_init=options.cpuct, leaves_per_batch=batch, seed=options.seed, short_search_leaves=short,
+    return MCTSConfig(c_init=c_init, leaves_per_batch=batch, seed=options.seed, short_search_leaves=short,
                       short_search_seconds=tuned.get("short_search_seconds", MCTSConfig.short_search_seconds),
                       default_nodes=options.nodes or MCTSConfig.default_nodes,
                       max_tree_nodes=tree_node_budget(options.hash_mb),

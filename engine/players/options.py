@@ -92,8 +92,9 @@ class PlayerOptions:
     batch: int | None = _option(None, OptionSpec(
         "int", "MCTS leaves per network call [auto: the game's tuned value, by board and clock].", uci="MinibatchSize",
         minimum=1, maximum=4096))
-    cpuct: float = _option(1.25, OptionSpec(
-        "float", "MCTS exploration constant c_init of PUCT.", uci="CPuct", minimum=0.0))
+    cpuct: float | None = _option(None, OptionSpec(
+        "float", "MCTS exploration constant c_init of PUCT [auto: the game's tuned value].",
+        uci="CPuct", minimum=0.0))
     fpu: float | None = _option(None, OptionSpec(
         "float", "MCTS first-play urgency: an unvisited move counts as the parent's Q minus this "
         "[auto: the game's tuned value].", uci="FpuReduction", minimum=0.0))

@@ -52,7 +52,8 @@ class SelfPlayConfig:
     Game.max_plies, chess 300, gomoku no cap).  resign_value: the side to move resigns when its root value falls
     to this or below (e.g. -0.95) after resign_min_ply plies; None = never.
     device / backend / threads: how the network runs (threads = 1 when many workers share
-    the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's.
+    the CPU).  c_init / dirichlet_alpha / dirichlet_epsilon: MCTSConfig's (c_init None: the played
+    MCTS's, the game's tuned value).
     full_search_share / fast_playouts: playout-cap randomisation (1.0 = every move full;
     fast_playouts None = playouts // 4).  resign_playthrough: share of games that never
     resign, to measure false resignations.  forced_playouts: KataGo's k for the full searches
@@ -63,7 +64,7 @@ class SelfPlayConfig:
     max_plies: int | None = None
     resign_value: float | None = None
     resign_min_ply: int = 20
-    c_init: float = 1.25
+    c_init: float | None = None
     dirichlet_alpha: float | None = None
     dirichlet_epsilon: float = 0.25
     device: str = "cpu"
