@@ -176,10 +176,14 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
     Self-play starts from this and adds only its own settings."""
     from engine.search.mcts import MCTSConfig, tree_node_budget
     tuned = game_profile(game.name).tuned_for(game)
-    c_init = options.cpuct if options.cpuct is not None else tuned.get("c_init", MCTSConfig.c_init)
-    fpu = options.fpu if options.fpu is not None else tuned.get("fpu_reduction", MCTSConfig.fpu_reduction)
-    temperature = (options.policy_temp if options.policy_temp is not None
-                   else tuned.get("policy_temperature", MCTSConfig.policy_temperature))
+
+    def chosen_or_tuned(chosen: float | None, field: str) -> float:
+        """An option the user set, else the game's tuned value, else MCTSConfig's default."""
+        return chosen if chosen is not None else tuned.get(field, getattr(MCTSConfig, field))
+
+    c_init = chosen_or_tuned(options.cpuct, "c_init")
+    fpu = chosen_or_tuned(options.fpu, "fpu_reduction")
+    temperature = chosen_or_tuned(options.policy_temp, "policy_temperature")
     batch = options.batch or int(tuned.get("leaves_per_batch", MCTSConfig.leaves_per_batch))
     # a chosen batch holds for every search; "auto" may take a smaller one on a short clock
     short = 0 if options.batch else int(tuned.get("short_search_leaves", MCTSConfig.short_search_leaves))
