@@ -3,7 +3,9 @@ succeeds; everything else is in pyproject.toml):
 - the gomoku threat solver's C core, loaded with ctypes (engine/games/gomoku/threat_kernel.py); without
   it the gomoku players play without the solver, saying so;
 - MCTS's descent and backup (engine/search/tree_kernel.c, a CPython extension); without it
-  engine/search/mcts.py runs the same search in Python, slower."""
+  engine/search/mcts.py runs the same search in Python, slower;
+- chess legal-move generation (engine/games/chess/movegen_kernel.c, a CPython extension); without
+  it engine/games/chess/rules.py makes the same move lists with python-chess, slower."""
 from setuptools import Extension, setup
 
 setup(ext_modules=[
@@ -11,4 +13,6 @@ setup(ext_modules=[
               extra_compile_args=["-O2", "-std=c99"], optional=True),
     Extension("engine.search._tree_kernel", ["engine/search/tree_kernel.c"],
               extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
+    Extension("engine.games.chess._movegen_kernel", ["engine/games/chess/movegen_kernel.c"],
+              extra_compile_args=["-O2"], optional=True),
 ])

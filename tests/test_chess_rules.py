@@ -1,10 +1,12 @@
-"""Chess rules through our ChessGame/ChessState API: special moves, game ends, FEN, keys, errors."""
+"""Chess rules through our ChessGame/ChessState API: special moves, game ends, FEN, keys, errors;
+legal_move_list, through the C kernel and through its Python fallback, against python-chess."""
 from __future__ import annotations
 
 import chess
 import pytest
 
 from engine.games import GameSetupError, IllegalMoveError, get_game
+from engine.games.chess import legal_move_list, rules
 
 GAME = get_game("chess")
 
@@ -150,13 +152,29 @@ def test_legal_moves_are_deterministic_and_formatting_is_lower_case_uci():
     assert GAME.format_move(state, chess.Move.from_uci("a7a8q")) == "a7a8q"
 
 
-def test_fast_legal_move_list_equals_python_chess_in_order():
+def _no_fallback(board: chess.Board):
+    pytest.fail(f"the movegen kernel left {board.fen()} to python-chess")
+
+
+@pytest.fixture(params=["kernel", "python"])
+def movegen(request, monkeypatch):
+    """legal_move_list through movegen_kernel.c (any fallback to python-chess fails the
+    test), or through its Python fallback (the kernel taken away, as without a compiler)."""
+    if request.param == "kernel":
+        if rules.movegen_kernel is None:
+            pytest.skip("the movegen kernel did not build (no C compiler)")
+        monkeypatch.setattr(rules, "_python_legal_move_list", _no_fallback)
+    else:
+        monkeypatch.setattr(rules, "movegen_kernel", None)
+    return request.param
+
+
+def test_fast_legal_move_list_equals_python_chess_in_order(movegen):
     """legal_move_list skips python-chess's king-safety check for moves that cannot expose
-    the king; over random games from tricky positions (pins, en passant, checks, castling)
-    it must give exactly python-chess's list, in its order."""
+    the king (in Python), or generates in C; over random games from tricky positions (pins,
+    en passant, checks, castling) it must give exactly python-chess's list, in its order."""
     import random
 
-    from engine.games.chess import legal_move_list
     rng = random.Random(5)
     fens = [line.split(";")[0].strip() for line in open("tests/data/perft.epd")
             if line.strip() and not line.startswith("#")]
@@ -175,3 +193,58 @@ def test_fast_legal_move_list_equals_python_chess_in_order():
                 break
             board.push(rng.choice(expected))
     assert checked > 300 and in_check > 10
+
+
+SPECIAL_POSITIONS = [   # (FEN, some legal moves, some illegal ones), checked one ply deeper too
+    ("4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2", ["d5d6"], ["d5e6"]),        # en passant would expose the king
+    ("4k3/8/8/3pP3/4K3/8/8/8 w - d6 0 2", ["e5d6", "e4d5"], ["e5e6"]),  # en passant takes the checking pawn
+    ("4k3/8/8/3pP3/1b6/8/8/4K3 w - d6 0 2", ["e1f2"], ["e5d6"]),       # en passant leaves the bishop's check
+    ("4k3/8/r6K/2PpP3/8/8/8/8 w - d6 0 2", ["e5d6", "c5d6"], []),      # en passant blocks a check
+    ("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1", ["e2e7", "e2e3"], ["e2d2"]),  # a pinned rook moves along the pin
+    ("4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1", ["d2c3"], ["d2d3", "d2d4"]),  # a pinned pawn takes its pinner
+    ("4k3/4r3/8/8/8/8/4N3/4K3 w - - 0 1", ["e1d1"], ["e2c3", "e2g1"]),  # a pinned knight stays
+    ("4k3/8/8/8/1b6/8/3B4/4K3 w - - 0 1", ["d2c3", "d2b4"], ["d2e3"]),  # a pinned bishop moves along the pin
+    ("r3k2r/8/8/8/8/8/5r2/R3K2R w KQkq - 0 1", ["e1c1"], ["e1g1"]),     # castling through check (f1)
+    ("r3k2r/8/8/8/8/8/6r1/R3K2R w KQkq - 0 1", ["e1c1"], ["e1g1"]),     # castling into check (g1)
+    ("r3k2r/8/8/4r3/8/8/8/R3K2R w KQkq - 0 1", [], ["e1g1", "e1c1"]),   # castling out of check
+    ("1r2k2r/8/8/8/8/8/8/R3K2R w KQk - 0 1", ["e1c1", "e1g1"], []),     # b1 attacked: queenside still legal
+    ("r3k2r/8/8/8/8/8/8/4K2R w Kkq - 0 1", ["e1g1"], ["e1c1"]),         # one rook gone
+    ("r3k2r/8/8/8/8/8/8/R3K3 w KQkq - 0 1", ["e1c1"], ["e1g1"]),        # rights without the h1 rook
+    ("n1n4k/1P6/8/8/8/8/8/K7 w - - 0 1", ["b7a8q", "b7c8n", "b7b8r"], []),   # promotions with capture
+    ("4k3/8/8/7B/8/5n2/8/r3K3 w - - 0 1", ["e1f2", "e1e2"], ["h5f3", "e1d2"]),  # double check: the king moves
+    ("4r1k1/8/8/3pP3/8/8/8/4K3 w - d6 0 2", ["e5e6"], ["e5d6"]),        # en passant off a file pin
+    ("1b2k3/8/8/3pP3/8/8/7K/8 w - d6 0 2", ["e5d6"], ["e5e6"]),         # en passant along a diagonal pin
+    ("1b2k3/8/8/4Pp2/8/8/7K/8 w - f6 0 2", [], ["e5f6", "e5e6"]),       # en passant off a diagonal pin
+    ("3qk3/qqqqqqqq/8/8/8/8/QQQQQQQQ/3QK3 w - - 0 1", ["a2a7"], ["d1d7"]),  # nine queens a side
+    ("R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1", ["a8a7"], []),   # 218 legal moves
+    ("4k3/8/8/8/8/8/8/R7 w - - 0 1", ["a1a8"], []),                     # no white king
+    ("8/8/8/8/k2Pp2Q/8/8/3K4 b - d3 0 1", ["e4e3"], ["e4d3"]),          # en passant exposes the king (queen)
+    ("8/8/8/2k5/3Pp3/8/8/4K3 b - d3 0 1", ["e4d3"], []),                # en passant takes the checking pawn
+]
+
+
+@pytest.mark.parametrize("fen,legal,illegal", SPECIAL_POSITIONS)
+def test_legal_move_list_in_special_positions(movegen, fen, legal, illegal):
+    board = chess.Board(fen)
+    expected = list(board.legal_moves)
+    assert legal_move_list(board) == expected
+    assert set(legal) <= {m.uci() for m in expected} and not set(illegal) & {m.uci() for m in expected}
+    for move in expected:
+        board.push(move)
+        assert legal_move_list(board) == list(board.legal_moves), board.fen()
+        board.pop()
+
+
+def test_legal_move_list_leaves_chess960_and_odd_castling_rights_to_python_chess():
+    """Chess960 castles king-takes-rook (e1h1), which the kernel does not generate; a
+    castling right on the king's own square (assigned, not from a FEN) makes python-chess
+    list e1e1, a move outside the kernel's table: python-chess answers both."""
+    board = chess.Board("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", chess960=True)
+    assert legal_move_list(board) == list(board.legal_moves)
+    assert chess.Move(chess.E1, chess.H1) in board.legal_moves
+    board = chess.Board("4k3/p7/8/8/8/8/P7/4K3 w - - 0 1")
+    board.push_uci("a2a3")
+    board.push_uci("a7a6")
+    board.castling_rights = chess.BB_E1     # with a move stack, python-chess uses it as it is
+    assert legal_move_list(board) == list(board.legal_moves)
+    assert chess.Move(chess.E1, chess.E1) in legal_move_list(board)

@@ -1,4 +1,5 @@
-"""Perft: the standard suite through our ChessState API, and the generic walker on gomoku."""
+"""Perft: the standard suite through our ChessState API and through legal_move_list (the C kernel
+and its Python fallback), and the generic walker on gomoku."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,6 +8,7 @@ import chess
 import pytest
 
 from engine.games import get_game
+from engine.games.chess import rules
 from engine.games.chess.perft import chess_perft, divide, perft
 
 SUITE = Path(__file__).parent / "data" / "perft.epd"
@@ -43,6 +45,32 @@ def test_perft_to_depth_3_through_the_state_api(fen, counts):
 def test_fast_chess_perft_at_depth_4(index):
     fen, counts = CASES[index]
     assert chess_perft(chess.Board(fen), 4) == counts[4]
+
+
+@pytest.mark.parametrize("fen,counts", CASES, ids=IDS)
+@pytest.mark.parametrize("generator", ["kernel", "python"])
+def test_legal_move_list_perft(monkeypatch, generator, fen, counts):
+    """legal_move_list on a push/pop board: to depth 4 (10.7 million leaves, 1.3 s here)
+    with the C kernel, to depth 3 with its Python fallback."""
+    if generator == "kernel" and rules.movegen_kernel is None:
+        pytest.skip("the movegen kernel did not build (no C compiler)")
+    if generator == "python":
+        monkeypatch.setattr(rules, "movegen_kernel", None)
+    board = chess.Board(fen)
+
+    def walk(depth: int) -> int:
+        moves = rules.legal_move_list(board)
+        if depth == 1:
+            return len(moves)
+        total = 0
+        for move in moves:
+            board.push(move)
+            total += walk(depth - 1)
+            board.pop()
+        return total
+
+    depth = 4 if generator == "kernel" else 3
+    assert walk(depth) == counts[depth]
 
 
 @pytest.mark.slow
