@@ -67,7 +67,8 @@ class ChessState:
             if board.is_check():
                 return Outcome(winner=1 - self.to_play, reason="checkmate")
             return Outcome(winner=None, reason="stalemate")
-        if board.is_insufficient_material():
+        # a pawn, rook or queen anywhere is mating material: that cheap test first
+        if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
             return Outcome(winner=None, reason="insufficient material")
         if board.halfmove_clock >= 100:
             return Outcome(winner=None, reason="fifty-move rule")
