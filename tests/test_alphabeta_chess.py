@@ -391,3 +391,44 @@ def test_board_scores_captures_above_quiet_moves_and_quiescence_sees_promotions(
     assert chess.Move.from_uci("b2c3") in noisy and chess.Move.from_uci("a7a8q") in noisy
     assert chess.Move.from_uci("a7a8n") not in noisy and not board.is_quiet(chess.Move.from_uci("a7a8n"))
     assert board.is_quiet(chess.Move.from_uci("b2b3")) and not board.is_quiet(chess.Move.from_uci("b2c3"))
+
+
+def test_noisy_moves_are_python_chess_legal_captures_then_queen_pushes():
+    """noisy_moves filters the fast legal-move list; it must give what python-chess's own
+    capture generator gives, in its order (en passant last, then quiet queen promotions),
+    with under-promotions and captures by a bigger piece onto a defended square left out."""
+    import random
+    rng = random.Random(11)
+    values = (0, 1, 3, 3, 5, 9, 20)
+
+    def reference(board: chess.Board) -> list[tuple[chess.Move, int]]:
+        them, out = not board.turn, []
+        for move in board.generate_legal_captures():
+            if move.promotion and move.promotion != chess.QUEEN:
+                continue
+            victim = values[board.piece_type_at(move.to_square) or chess.PAWN]
+            attacker = values[board.piece_type_at(move.from_square)]
+            if attacker > victim and not move.promotion and board.is_attacked_by(them, move.to_square):
+                continue
+            out.append((move, 32 * victim - attacker + (64 if move.promotion else 0)))
+        return out + [(move, 32 * 8) for move in board.generate_legal_moves(to_mask=~board.occupied)
+                      if move.promotion == chess.QUEEN]
+
+    fens = [KIWIPETE, "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "4k3/8/8/2KPp2r/8/8/8/8 w - e6 0 2", "1n2k3/P7/8/8/8/8/1p6/R3K3 w - - 0 1"]
+    checked = captures = in_check = 0
+    for fen in fens:
+        for _ in range(8):
+            board = ChessSearchBoard(chess.Board(fen))
+            for _ply in range(40):
+                expected = reference(board.board)
+                assert board.noisy_moves() == expected, board.board.fen()
+                checked += 1
+                captures += bool(expected)
+                in_check += board.board.is_check()
+                moves = list(board.board.legal_moves)
+                if not moves:
+                    break
+                board.push(rng.choice(moves))
+    assert checked > 500 and captures > 200 and in_check > 10

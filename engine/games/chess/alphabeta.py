@@ -4,10 +4,11 @@ The hot path of the chess searcher lives here, so it trades a little elegance fo
 speed: the tapered evaluation (middlegame, endgame, phase) is updated per push from
 precomputed tables instead of rescanning the board; the key is python-chess's tuple
 of bitboards (~1 us, against ~20 us for a Zobrist hash); legal moves are generated
-once per node (captures only in quiescence); and rule_terminal() spares the search
-a "has any legal move?" test per node, since an empty move list says the same.
-Where the time goes (cProfile, bench depth 5): python-chess move generation ~40 %,
-push/pop ~30 %, check tests ~5 %, the search's own logic and ordering the rest.
+once per node, by rules.legal_move_list (in C when built; quiescence filters its captures
+out of the same list); and rule_terminal() spares the search a "has any legal move?" test
+per node, since an empty move list says the same.  Move generation was ~40 % of the time
+under python-chess's generators (cProfile, bench depth 5); with the C lists `engine bench
+--game chess --player alphabeta` went from ~50k to ~84k nodes/s, the same node count.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import chess
 
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS
 from engine.games.chess.pst import PHASE_TOTAL, PHASE_WEIGHT, pst_tables
+from engine.games.chess.rules import legal_move_list
 
 __all__ = ["ChessSearchBoard"]
 
@@ -133,7 +135,7 @@ class ChessSearchBoard:
 
     def terminal(self) -> int | None:
         result = self.rule_terminal()
-        if result is None and not any(self.board.generate_legal_moves()):
+        if result is None and not legal_move_list(self.board):
             return TERMINAL_LOSS if self.board.is_check() else TERMINAL_DRAW
         return result
 
@@ -143,7 +145,7 @@ class ChessSearchBoard:
         itself (in check: mated, else stalemate), so it needs no separate test."""
         board = self.board
         if board.halfmove_clock >= 100:
-            if board.is_check() and not any(board.generate_legal_moves()):
+            if board.is_check() and not legal_move_list(board):
                 return TERMINAL_LOSS  # mate takes precedence over the fifty-move rule
             return TERMINAL_DRAW
         if not (board.pawns | board.rooks | board.queens) and board.is_insufficient_material():
@@ -163,7 +165,7 @@ class ChessSearchBoard:
         ep = board.ep_square
         piece_type_at = board.piece_type_at
         scored = []
-        for move in board.generate_legal_moves():
+        for move in legal_move_list(board):
             to = move.to_square
             if _BB_SQUARES[to] & theirs:
                 score = (_CAPTURE + 32 * _ORDER_VALUE[piece_type_at(to)]  # type: ignore[index]
@@ -181,30 +183,36 @@ class ChessSearchBoard:
 
     def noisy_moves(self) -> list[tuple[chess.Move, int]]:
         """Captures (MVV-LVA) and queen promotions for quiescence.  Left to the main search:
-        under-promotions, and captures by a more valuable piece onto a defended square."""
+        under-promotions, and captures by a more valuable piece onto a defended square.
+        One pass over the legal-move list (in C, ~1 us) in python-chess's order: its legal
+        captures (en passant last), then the quiet queen promotions."""
         board = self.board
         piece_type_at = board.piece_type_at
         scored = []
+        pushes = []
         them = not board.turn
+        theirs = board.occupied_co[them]
+        ep = board.ep_square
+        pawns = board.pawns
         is_attacked_by = board.is_attacked_by
-        for move in board.generate_legal_captures():
+        for move in legal_move_list(board):
+            to = move.to_square
             promotion = move.promotion
+            if _BB_SQUARES[to] & theirs:
+                victim = _ORDER_VALUE[piece_type_at(to)]  # type: ignore[index]
+            elif to == ep and _BB_SQUARES[move.from_square] & pawns:
+                victim = _ORDER_VALUE[_PAWN]
+            else:
+                if promotion == _QUEEN:
+                    pushes.append((move, 32 * 8))
+                continue
             if promotion and promotion != _QUEEN:
                 continue
-            to = move.to_square
-            victim = _ORDER_VALUE[piece_type_at(to) or _PAWN]
             attacker = _ORDER_VALUE[piece_type_at(move.from_square)]  # type: ignore[index]
             if attacker > victim and not promotion and is_attacked_by(them, to):
                 continue  # likely loses material (a cheap SEE < 0): not worth a quiescence node
             scored.append((move, 32 * victim - attacker + (64 if promotion else 0)))
-        us = board.occupied_co[board.turn]
-        runners = board.pawns & us & (chess.BB_RANK_7 if board.turn else chess.BB_RANK_2)
-        if runners:
-            back = chess.BB_RANK_8 if board.turn else chess.BB_RANK_1
-            for move in board.generate_legal_moves(runners, back & ~board.occupied):
-                if move.promotion == _QUEEN:
-                    scored.append((move, 32 * 8))
-        return scored
+        return scored + pushes
 
     def is_quiet(self, move: chess.Move) -> bool:
         board = self.board
