@@ -62,10 +62,11 @@ PROFILE = GameProfile(
     # FPU 0.3: 62/100 against 0.5 (docs/measurements/issue25-chess-loop.md, thirty-third session)
     mcts_tuned={"c_init": 1.8, "fpu_reduction": 0.3, "policy_temperature": 1.0, "leaves_per_batch": 16,
                 "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
-    # Player auto: alpha-beta for moves whose planned time buys under 120 playouts at the probed
-    # rate (docs/measurements/player-auto.md).  On a VM that probes about 1,300-1,500 playouts/s
-    # MCTS lost to alpha-beta at 3+0.03 (about 110 playouts planned) and won at 5+0.05 (about 190);
-    # on one a third as fast it lost at 5+0.05 (about 60) and won at 10+0.1 (about 135).
-    auto_alphabeta_below_playouts=120,
+    # Player auto: alpha-beta for moves whose planned time buys under 300 playouts at the probed
+    # rate (docs/measurements/player-auto.md).  Since both searchers take their moves from the C
+    # move generator (alpha-beta +61 % nodes/s, MCTS +25 %), MCTS scored against alpha-beta
+    # 29.5/80 at 3+0.03 (a game's first moves planned at about 200 playouts), 43.5/80 at 5+0.05
+    # (about 350) and 26.5/40 at 10+0.1 (about 780); before it, the crossing sat near 120.
+    auto_alphabeta_below_playouts=300,
     openings=_openings, records=_records,
 )
