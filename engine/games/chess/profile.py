@@ -59,8 +59,9 @@ PROFILE = GameProfile(
     prover=_prover,
     # CPuct / FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
     # c_init 1.8: 58.5/100 against 1.25 and 36.5/60 against 2.5 at 800 playouts a move; with it
-    # FPU 0.3: 62/100 against 0.5 (docs/measurements/issue25-chess-loop.md, thirty-third session)
-    mcts_tuned={"c_init": 1.8, "fpu_reduction": 0.3, "policy_temperature": 1.0, "leaves_per_batch": 16,
+    # FPU 0.3: 62/100 against 0.5 (docs/measurements/issue25-chess-loop.md, thirty-third session);
+    # with both, policy temperature 1.3: 110.5/200 against 1.0, LOS 96 % (thirty-fourth session)
+    mcts_tuned={"c_init": 1.8, "fpu_reduction": 0.3, "policy_temperature": 1.3, "leaves_per_batch": 16,
                 "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
     # Player auto: alpha-beta for moves whose planned time buys under 300 playouts at the probed
     # rate (docs/measurements/player-auto.md).  Since both searchers take their moves from the C
