@@ -133,8 +133,8 @@ def legal_move_list(board: chess.Board) -> list[chess.Move]:
     bench's chess positions with the C kernel, 26 without it (list(board.legal_moves): 27).
 
     Why: a new MCTS node costs one legal-move list, a quarter of chess MCTS's time under
-    py-spy; with the kernel `engine bench --player mcts`'s per-node overhead with a free
-    evaluator fell from ~135 to ~47 us.  movegen_kernel.c does python-chess's
+    py-spy; with the kernel the per-node overhead with a free evaluator fell from ~57 to ~20 us
+    (benchmarks/node_overhead.py, quiet; docs/measurements/node-overhead.md).  movegen_kernel.c does python-chess's
     generate_legal_moves step by step in C (in check too) and returns shared, prebuilt Move
     objects.  Chess960 boards, Board subclasses and the positions the kernel returns None for
     (a move outside its table, from castling rights no game makes) take the Python code below."""
