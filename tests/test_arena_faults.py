@@ -61,6 +61,23 @@ def test_faulty_engine_loses_with_reason_and_is_restarted(tmp_path, game, mode):
         assert len(json.loads(moves)) - opening_plies in (4, 5), (moves, first)
 
 
+def test_new_game_housekeeping_is_not_charged_to_the_first_move(tmp_path):
+    """ucinewgame and isready go before the clock starts, as in cutechess and fastchess: a
+    fake that spends 0.6 s over each ucinewgame, at 0.05 s a move with a 0.3 s margin,
+    loses no game on time, and none of its moves is timed over the margin."""
+    config = write_config(tmp_path / "t.toml", "chess", "fake", "slownew", when=1, games=2)
+    config.write_text(config.read_text().replace('"slownew", "1"]', '"slownew", "1", "600"]'))
+    db = tmp_path / "n.sqlite"
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--db", str(db), "--no-check"])
+    assert result.exit_code == 0, result.output
+    rows = sqlite3.connect(db).execute("SELECT first, forfeit, reason, times FROM games").fetchall()
+    assert len(rows) == 2
+    for first, forfeit, reason, times in rows:
+        assert forfeit is None, reason
+        own = json.loads(times)[0 if first == "fake" else 1::2]
+        assert own and max(own) < 0.35, own
+
+
 def test_engine_that_cannot_start_loses_and_tournament_finishes(tmp_path):
     config = tmp_path / "t.toml"
     config.write_text('game = "gomoku"\nboard = 9\ngames = 2\n[limits]\nmovetime = 0.05\n'

@@ -245,6 +245,49 @@ def test_gomoku_priors_and_cell_target_cover_only_empty_cells():
     assert target.reshape(-1)[state.legal_moves()[-1]] == pytest.approx(26 / visits.sum())
 
 
+def _random_states(game, count: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 40))):
+            if state.outcome() is not None:
+                break
+            moves = state.legal_moves()
+            state = state.play(moves[int(rng.integers(len(moves)))])
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("rule", ["freestyle", "renju", "caro"])
+def test_gomoku_priors_batch_equals_state_by_state(rule, monkeypatch):
+    """The batch's shared masked softmax gives each state priors_from_logits' numbers, in
+    legal_moves() order; renju black (forbidden points left out), a finished game (no
+    moves) and a smaller board padded into the grid take the state-by-state path, the
+    rest the shared one."""
+    game = get_game("gomoku", width=15, height=15, rule=rule)
+    states = _random_states(game, 12, seed=5) + [game.state_from_moves([0, 15, 1, 16, 2, 17, 3, 18, 4])]
+    states.append(get_game("gomoku", width=7, height=8, rule=rule).state_from_moves([3, 17]))
+    special = {12, 13} | {i for i, s in enumerate(states) if rule == "renju" and s.ply % 2 == 0}
+    if rule == "renju":
+        black = _renju_with_a_double_three()[1].play(30)        # black to move, (7, 7) forbidden
+        assert black.forbidden_points()
+        special.add(len(states))
+        states.append(black)
+    logits = np.random.default_rng(2).normal(size=(len(states), 15, 15)).astype(np.float32)
+    single = [codec_gomoku.priors_from_logits(state, logits[i]) for i, state in enumerate(states)]
+    one_by_one = []
+    original = codec_gomoku.priors_from_logits
+    monkeypatch.setattr(codec_gomoku, "priors_from_logits",
+                        lambda state, row: one_by_one.append(state) or original(state, row))
+    batched = codec_gomoku.priors_batch(states, (logits,))
+    assert states[12].outcome() is not None and batched[12].size == 0
+    assert {id(s) for s in one_by_one} == {id(states[i]) for i in special}
+    for i, state in enumerate(states):
+        assert batched[i].shape == (len(state.legal_moves()),)
+        assert np.allclose(batched[i], single[i], rtol=1e-12, atol=1e-15)
+
+
 def test_codec_registry_serves_each_game_through_one_interface():
     from engine.nn.codecs import codec_names, get_codec
     games = {"chess": get_game("chess"), "gomoku": get_game("gomoku", width=9, height=7)}

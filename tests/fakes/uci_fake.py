@@ -2,7 +2,8 @@
 N-th `go` (1-based) as told:  uci_fake.py MODE [N] [SLEEP_MS]
 
 MODE: ok | crash (exit) | hang (never answer) | illegal (a legal-looking illegal move) |
-      garbage (noise lines, then a bestmove that is not a move)
+      garbage (noise lines, then a bestmove that is not a move) |
+      slownew (SLEEP_MS on every `ucinewgame` instead of on `go`: a new game's housekeeping)
 With `setoption name MultiPV value k` it prints k lines (the first k legal moves, line i
 scored 100 - 60 * i centipawns), each with `wdl` once UCI_ShowWDL is on (win 500 - 100 * i,
 draw 300, the rest loss, per mille).
@@ -45,6 +46,8 @@ for raw in sys.stdin:
             show_wdl = value == "true"
     elif cmd == "isready":
         say("readyok")
+    elif cmd == "ucinewgame" and mode == "slownew":
+        time.sleep(sleep)
     elif cmd == "position":
         if tokens[1] == "startpos":
             board = chess.Board()
@@ -56,7 +59,7 @@ for raw in sys.stdin:
             board.push_uci(move)
     elif cmd == "go":
         goes += 1
-        if sleep:
+        if sleep and mode != "slownew":
             time.sleep(sleep)
         if goes >= when and mode == "crash":
             sys.exit(3)

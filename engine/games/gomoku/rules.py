@@ -116,6 +116,11 @@ class GomokuState:
                     self._moves = [m for m in self._moves if m not in forbidden]
         return self._moves
 
+    def moves_are_empty_cells(self) -> bool:
+        """Whether legal_moves() is every empty cell in cell order, so that a caller may read
+        them off `cells` without the list: a game not over, and no renju fouls to take out."""
+        return self._outcome is None and not (self.game.fouls and self.ply & 1 == 0)
+
     def forbidden_points(self) -> list[int]:
         """Black's forbidden points (renju, black to move; else none), in cell order."""
         if not self.game.fouls or self.ply & 1 or self._outcome is not None:

@@ -76,7 +76,8 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
 
 
 def _pointer(array: np.ndarray) -> int:
-    return array.ctypes.data
+    """The array's buffer address (`__array_interface__` costs a fifth less than `.ctypes.data`)."""
+    return array.__array_interface__["data"][0]
 
 
 class KernelBoard:
@@ -94,6 +95,7 @@ class KernelBoard:
         self._handle = handle
         self._line = np.zeros(LINE_MAX, dtype=np.int32)
         self._out = np.zeros(self.n, dtype=np.int32)
+        self._line_at, self._out_at = _pointer(self._line), _pointer(self._out)   # fixed buffers: asked once
         self._spent = ctypes.c_long(0)
         self._complete = ctypes.c_int(0)
 
@@ -107,8 +109,7 @@ class KernelBoard:
 
     def sync(self, cells: bytes | bytearray) -> None:
         """Hold `cells` (0 empty, 1 first player, 2 second): only the cells that differ change."""
-        target = np.frombuffer(bytes(cells), dtype=np.int8)
-        self._lib.tk_sync(self._handle, _pointer(target))
+        self._lib.tk_sync(self._handle, bytes(cells))   # ctypes passes a bytes object's buffer as is
 
     def push(self, cell: int, colour: int) -> None:
         self._lib.tk_push(self._handle, cell, colour)
@@ -122,7 +123,7 @@ class KernelBoard:
 
     def five_cells(self, colour: int) -> list[int]:
         """The empty cells where `colour` makes five, ascending."""
-        count = self._lib.tk_five_cells(self._handle, colour, _pointer(self._out))
+        count = self._lib.tk_five_cells(self._handle, colour, self._out_at)
         return self._out[:count].tolist()
 
     def makes_five(self, cell: int, colour: int) -> bool:
@@ -138,7 +139,7 @@ class KernelBoard:
     def disturbing(self, line: Iterable[int], defender: int) -> list[int]:
         """Every move of `defender` that might stop the VCF `line`, ascending."""
         cells = np.fromiter(line, dtype=np.int32)
-        count = self._lib.tk_disturbing(self._handle, _pointer(cells), len(cells), defender, _pointer(self._out))
+        count = self._lib.tk_disturbing(self._handle, _pointer(cells), len(cells), defender, self._out_at)
         return self._out[:count].tolist()
 
     def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None,
@@ -148,7 +149,7 @@ class KernelBoard:
         a four of the second player whose only block is one of them wins (a line of two)."""
         found = self._lib.tk_vcf(self._handle, attacker, nodes, max_fours,
                                  None if hint is None else _pointer(hint),
-                                 None if forbid is None else _pointer(forbid), _pointer(self._line),
+                                 None if forbid is None else _pointer(forbid), self._line_at,
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
@@ -157,7 +158,7 @@ class KernelBoard:
         """Attacker's VCT: (main line or None, nodes, complete).  dependent_first: search with
         the later threes near the earlier threats first (threat_kernel.c, tk_vct), then all."""
         found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, int(dependent_first),
-                                 _pointer(self._line), ctypes.byref(self._spent), ctypes.byref(self._complete))
+                                 self._line_at, ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 
     def _result(self, found: int) -> tuple[tuple[int, ...] | None, int, bool]:
