@@ -90,6 +90,7 @@ class UciPlayer:
         sends both inside the first timed `play`."""
         self._game_key = object()
         protocol = self.engine.protocol
+        assert isinstance(protocol, chess.engine.UciProtocol)
 
         async def start() -> None:
             protocol.send_line("ucinewgame")
