@@ -23,6 +23,23 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def random_states(game, count: int, seed: int, max_plies: int = 20) -> list:
+    """`count` positions of `game`, each 0..max_plies-1 uniformly random moves from the start
+    (a game that ends stops there), reproducible from `seed`."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, max_plies))):
+            moves = list(state.legal_moves())
+            state = state.play(moves[int(rng.integers(len(moves)))])
+            if state.outcome() is not None:
+                break
+        states.append(state)
+    return states
+
+
 def console_script(name: str) -> str:
     """Path of an installed console script next to this interpreter (falls back to PATH)."""
     candidate = os.path.join(os.path.dirname(sys.executable), name)

@@ -11,6 +11,7 @@ from engine.games import get_game
 from engine.games.chess import ChessState
 from engine.games.chess import codec as codec_chess
 from engine.games.gomoku import codec as codec_gomoku
+from conftest import random_states
 
 EPD = Path(__file__).parent / "data" / "codec_positions.epd"
 
@@ -245,20 +246,6 @@ def test_gomoku_priors_and_cell_target_cover_only_empty_cells():
     assert target.reshape(-1)[state.legal_moves()[-1]] == pytest.approx(26 / visits.sum())
 
 
-def _random_states(game, count: int, seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    states = []
-    for _ in range(count):
-        state = game.initial_state()
-        for _ in range(int(rng.integers(0, 40))):
-            if state.outcome() is not None:
-                break
-            moves = state.legal_moves()
-            state = state.play(moves[int(rng.integers(len(moves)))])
-        states.append(state)
-    return states
-
-
 @pytest.mark.parametrize("rule", ["freestyle", "renju", "caro"])
 def test_gomoku_priors_batch_equals_state_by_state(rule, monkeypatch):
     """The batch's shared masked softmax gives each state priors_from_logits' numbers, in
@@ -266,7 +253,7 @@ def test_gomoku_priors_batch_equals_state_by_state(rule, monkeypatch):
     moves) and a smaller board padded into the grid take the state-by-state path, the
     rest the shared one."""
     game = get_game("gomoku", width=15, height=15, rule=rule)
-    states = _random_states(game, 12, seed=5) + [game.state_from_moves([0, 15, 1, 16, 2, 17, 3, 18, 4])]
+    states = random_states(game, 12, seed=5, max_plies=40) + [game.state_from_moves([0, 15, 1, 16, 2, 17, 3, 18, 4])]
     states.append(get_game("gomoku", width=7, height=8, rule=rule).state_from_moves([3, 17]))
     special = {12, 13} | {i for i, s in enumerate(states) if rule == "renju" and s.ply % 2 == 0}
     if rule == "renju":

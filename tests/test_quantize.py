@@ -20,6 +20,7 @@ from engine.nn.spec import CheckpointError
 from engine.players import PlayerOptions, make_searcher
 from engine.players.build import network_evaluator
 from engine.types import Limits
+from conftest import random_states
 
 
 @pytest.fixture(scope="module")
@@ -30,20 +31,6 @@ def gomoku_net(tmp_path_factory) -> Path:
     written = quantize_sidecar(path, boards=(9, 11), games=4, max_plies=30, seed=1)
     assert written == int8_sidecar_path(path) == path.with_name("g.int8.onnx")
     return path
-
-
-def _states(game, count: int, seed: int) -> list:
-    rng = np.random.default_rng(seed)
-    states = []
-    for _ in range(count):
-        state = game.initial_state()
-        for _ in range(int(rng.integers(0, 20))):
-            moves = list(state.legal_moves())
-            state = state.play(moves[int(rng.integers(len(moves)))])
-            if state.outcome() is not None:
-                break
-        states.append(state)
-    return states
 
 
 def test_the_int8_export_records_its_checkpoint_and_how_it_was_calibrated(gomoku_net):
@@ -63,7 +50,7 @@ def test_auto_runs_the_int8_export_and_it_evaluates_like_the_float_network(gomok
     quantized = NetworkEvaluator(gomoku_net, device="cpu", cache_size=0)
     exact = NetworkEvaluator(gomoku_net, device="cpu", precision="fp32", cache_size=0)
     assert (quantized.precision, exact.precision) == ("int8", "fp32")
-    states = _states(get_game("gomoku", width=11), 40, seed=3)
+    states = random_states(get_game("gomoku", width=11), 40, seed=3)
     for mine, theirs in zip(quantized.evaluate(states), exact.evaluate(states)):
         assert abs(mine.value - theirs.value) < 0.1
         assert np.abs(mine.priors - theirs.priors).sum() < 0.2    # total variation x2
@@ -102,7 +89,7 @@ def test_a_chess_network_quantizes_too(tmp_path):
     quantized = NetworkEvaluator(path, device="cpu", cache_size=0)
     exact = NetworkEvaluator(path, device="cpu", precision="fp32", cache_size=0)
     assert quantized.precision == "int8"
-    states = _states(get_game("chess"), 10, seed=4)
+    states = random_states(get_game("chess"), 10, seed=4)
     for mine, theirs in zip(quantized.evaluate(states), exact.evaluate(states)):
         assert abs(mine.value - theirs.value) < 0.1
         assert np.abs(mine.priors - theirs.priors).sum() < 0.2
