@@ -107,25 +107,18 @@ def priors_batch(states: Sequence, outputs: Sequence[np.ndarray]) -> list[np.nda
     States whose legal moves are their empty cells (every rule but renju on black's turn)
     on an unpadded grid share one masked softmax read off their cells: the numbers of
     priors_from_logits (to rounding) without a Python list per state, which cost MCTS about
-    a tenth of a 20x20 search (docs/measurements/node-overhead.md)."""
+    7 % of a 20x20 search (docs/measurements/node-overhead.md)."""
     (logits,) = outputs
     h, w = logits.shape[-2:]
     plain = [i for i, s in enumerate(states) if s.height == h and s.width == w and s.moves_are_empty_cells()]
-    out: list[np.ndarray] = [None] * len(states)  # type: ignore[list-item]
+    shared: dict[int, np.ndarray] = {}
     if len(plain) > 1:
         legal = np.frombuffer(b"".join(states[i].cells for i in plain), dtype=np.uint8).reshape(len(plain), h * w) == 0
         z = np.where(legal, logits[plain].reshape(len(plain), h * w).astype(np.float64), -np.inf)
         z = np.exp(z - z.max(axis=1, keepdims=True))
         z /= z.sum(axis=1, keepdims=True)
-        for row, i in enumerate(plain):
-            out[i] = z[row][legal[row]]
-        plain_set = set(plain)
-    else:
-        plain_set = set()
-    for i, s in enumerate(states):
-        if i not in plain_set:
-            out[i] = priors_from_logits(s, logits[i])
-    return out
+        shared = {i: z[row][legal[row]] for row, i in enumerate(plain)}
+    return [shared[i] if i in shared else priors_from_logits(s, logits[i]) for i, s in enumerate(states)]
 
 
 def cell_target(state, visits: Sequence[float], shape: tuple[int, int] | None = None) -> np.ndarray:
