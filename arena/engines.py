@@ -85,8 +85,9 @@ class UciPlayer:
 
     def new_game(self, game: str, board: int | None, rule: str, limits: MoveLimits) -> None:
         """`ucinewgame` and `isready` now, before the first move's clock runs, as cutechess and
-        fastchess do: an engine's housekeeping for a new game (ours drops its tree and collects
-        garbage, 0.2-0.6 s) is not charged to its first move.  python-chess, left to itself,
+        fastchess do: an engine's housekeeping for a new game (ours drops its tree, collects garbage
+        and probes its speed: first moves were timed 0.2-0.75 s over `movetime 1`) is not charged
+        to its first move.  python-chess, left to itself,
         sends both inside the first timed `play`."""
         self._game_key = object()
         protocol = self.engine.protocol
