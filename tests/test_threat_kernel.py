@@ -33,7 +33,8 @@ def _fingerprint(board: KernelBoard, n: int) -> tuple:
             board.vct(0, 5_000, 3, 20))
 
 
-@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (20, 20, "freestyle"), (12, 9, "standard")])
+@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (20, 20, "freestyle"), (12, 9, "standard"),
+                                                      (15, 15, "renju")])
 def test_incremental_board_matches_a_board_built_from_scratch(width, height, rule):
     rng = random.Random(width * height)
     n = width * height
@@ -56,7 +57,8 @@ def test_incremental_board_matches_a_board_built_from_scratch(width, height, rul
     assert walked.makers(0) == walked.makers(1) == 0
 
 
-@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (13, 17, "standard")])
+@pytest.mark.parametrize("width, height, rule", [(15, 15, "freestyle"), (13, 17, "standard"),
+                                                      (15, 15, "renju")])
 def test_the_cells_that_make_five_agree_with_the_rules_after_pushes_and_pops(width, height, rule):
     """The kernel keeps each cell's best pattern as stones come and go (threat_kernel.c, set_pat);
     the rules' makes_five is separate code: both must name the same five cells."""
@@ -85,16 +87,19 @@ def test_the_cells_that_make_five_agree_with_the_rules_after_pushes_and_pops(wid
     assert fives >= 10                               # the positions do have five cells to find
 
 
-def test_a_six_is_five_in_freestyle_only():
-    for rule, five in (("freestyle", True), ("standard", False)):
+@pytest.mark.parametrize("rule, black_six, white_six", [("freestyle", True, True), ("standard", False, False),
+                                                       ("renju", False, True)])
+def test_a_six_is_five_where_the_colours_rule_says(rule, black_six, white_six):
+    """Renju: black wins with exactly five, white with five or more."""
+    for colour, five in ((0, black_six), (1, white_six)):
         board = KernelBoard(15, 15, rule)
         cells = bytearray(225)
         for x in (3, 4, 5, 6, 8):                    # XXXX.X: the gap makes six
-            cells[7 * 15 + x] = 1
+            cells[7 * 15 + x] = colour + 1
         board.sync(cells)
-        assert board.makes_five(7 * 15 + 7, 0) is five
-        assert board.makes_five(7 * 15 + 2, 0)       # .XXXX at the other end: exactly five
-        assert not board.makes_five(7 * 15 + 7, 1)
+        assert board.makes_five(7 * 15 + 7, colour) is five
+        assert board.makes_five(7 * 15 + 2, colour)  # .XXXX at the other end: exactly five
+        assert not board.makes_five(7 * 15 + 7, 1 - colour)
 
 
 def test_an_open_three_gives_four_making_cells_to_its_owner_only():

@@ -269,6 +269,25 @@ def test_vct_wins_with_a_three_where_no_vcf_exists():
     assert board.open_three_count(0) >= 2
 
 
+def test_under_renju_whites_vct_is_searched_and_blacks_is_not():
+    """White's renju VCT only lets black play more than he may (his fouls are not in the
+    patterns), so it is a proof; black's VCT could pass through a foul (here the double
+    three itself), so it is never claimed."""
+    renju = get_game("gomoku", width=15, rule="renju")
+    idx = renju.index
+    attackers = [idx(6, 7), idx(7, 7), idx(8, 5), idx(8, 6), idx(2, 12)]
+    corners = [idx(0, 0), idx(14, 14), idx(0, 14), idx(14, 0), idx(1, 1), idx(14, 7)]
+    white = renju.state_from_stones(corners, attackers)
+    assert white.to_play == 1
+    solver = ThreatSolver(renju)
+    result = solver.vct(white, nodes=200_000, max_threats=3)
+    assert result.line is not None and result.line[0] == idx(8, 7)
+    black = renju.state_from_stones(attackers, corners[:5])
+    assert black.to_play == 0 and idx(8, 7) not in black.legal_moves()     # the double three: a foul
+    result = solver.vct(black, nodes=200_000, max_threats=3)
+    assert result.line is None and not result.complete
+
+
 def _seeded_positions(seed: int, games: int = 100):
     """States of seeded 15x15 games, each move one of the solver's four best-ranked cells near
     the stones (so the games are full of threes and fours), 60 plies at most each."""
@@ -476,7 +495,12 @@ def test_the_forced_move_is_the_block_of_the_opponents_only_five():
     own_four = game.state_from_stones(fours + [idx(0, 14)], [idx(2, 7)] + [idx(x, 12) for x in (9, 10, 11, 12)])
     assert prover.forced_move(Node(own_four)) is None             # its own five comes first
     renju = get_game("gomoku", width=15, rule="renju")
-    assert prover.forced_move(Node(renju.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) is None
+    assert prover.forced_move(Node(renju.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) == idx(7, 7)
+    white_four = [idx(x, 7) for x in (3, 4, 5, 6)] + [idx(0, 14), idx(14, 0)]
+    overline = [idx(7, y) for y in (4, 5, 6, 8, 9)] + [idx(2, 7)]       # (7, 7) makes black six
+    foul_block = renju.state_from_stones(overline, white_four)
+    assert foul_block.to_play == 0 and idx(7, 7) not in foul_block.legal_moves()
+    assert prover.forced_move(Node(foul_block)) is None           # black may not block: no move is forced
     caro = get_game("gomoku", width=15, rule="caro")
     assert prover.forced_move(Node(caro.state_from_stones(fours, [idx(2, 7), idx(10, 10), idx(10, 12)]))) == idx(7, 7)
     both_ends = caro.state_from_stones(fours + [idx(0, 14)], [idx(2, 7), idx(8, 7), idx(10, 10), idx(10, 12)])
@@ -522,11 +546,11 @@ def test_a_forced_block_that_leaves_a_vcf_is_proven_without_the_network():
         solver = ThreatSolver(state.game)
         line = solver.vcf(state, nodes=200_000).line
         after = state.play(line[0]).play(line[1]) if line and len(line) >= 5 else None
-        if after is None or state.game.rule == "renju" or solver.four_makers(after) < LEAF_FOUR_MAKERS:
-            continue                      # renju: no forced moves (white's overlines, black's fouls)
+        if after is None or solver.four_makers(after) < LEAF_FOUR_MAKERS:
+            continue
         four = state.play(line[0])
-        if len(winning_cells(state.game, bytearray(four.cells), state.to_play)) != 1:
-            continue                      # an open four: lost at once, nothing forced
+        if len(winning_cells(state.game, bytearray(four.cells), state.to_play)) != 1 or line[1] not in four.legal_moves():
+            continue                      # an open four, or a block on black's foul: nothing forced
         evaluator = RecordingEvaluator()
         searcher = MCTS(evaluator, MCTSConfig(seed=1), prover=TreeProver(leaf_nodes=200_000, root_nodes=0))
         searcher.search(state, Limits(nodes=1, searchmoves=(line[0],)))

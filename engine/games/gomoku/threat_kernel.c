@@ -4,7 +4,8 @@
  *
  * The board keeps, for every empty cell, direction and colour, the pattern a stone of that
  * colour would make there on that line (FIVE ... TWO, below), read from the 5 cells either
- * side in a table of 3^10 entries built once per rule.  Eleven cells decide every five that
+ * side in a table of 3^10 entries built once per colour's rule (exactly five, or five or more:
+ * renju gives black the first and white the second).  Eleven cells decide every five that
  * passes through the stone, so FIVE and FOUR are exact for both rules.  Each (cell,
  * direction, colour) keeps its table key (base-3 digits of its 10 neighbours: 0 empty, 1 own,
  * 2 opponent or off the board; both colours' keys packed in one word); a stone changes one
@@ -51,7 +52,7 @@ typedef struct {
     uint8_t *top;          /* [2][n]: each colour's best pattern over the four lines (0 on a stone) */
     uint32_t delta[4][WINDOW];  /* what a stone of each colour at offset k adds to both keys; [2 + colour]: takes off */
     uint64_t *zob;         /* [n][2] */
-    uint8_t table[TABLE_SIZE];
+    uint8_t table[2][TABLE_SIZE];   /* [colour]: that colour's patterns */
     uint64_t *ttk, *ttv;
     int fives[2], makers[2];   /* (cell, line) pairs where the colour makes five / a four or more */
     uint64_t key;
@@ -159,8 +160,8 @@ static inline void set_pat(Board *b, int e, int d, int p, uint8_t v) {
 /* The patterns of an empty cell e on line d, from its keys. */
 static inline void read_keys(Board *b, int e, int d) {
     uint32_t keys = KEYS(b, e, d);
-    set_pat(b, e, d, 0, b->table[keys & 0xFFFF]);
-    set_pat(b, e, d, 1, b->table[keys >> 16]);
+    set_pat(b, e, d, 0, b->table[0][keys & 0xFFFF]);
+    set_pat(b, e, d, 1, b->table[1][keys >> 16]);
 }
 
 /* A stone of `colour` put on c (sign 1) or taken off (-1): both colours' keys on its four
@@ -620,6 +621,8 @@ static inline int on_board(int x, int y, int width, int height) {
     return x >= 0 && x < width && y >= 0 && y < height;
 }
 
+/* exact: bit 0 set when the first player wins with exactly five only, bit 1 the second
+ * (freestyle 0, standard 3, renju 1). */
 Board *tk_new(int width, int height, int exact) {
     static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
     int n = width * height;
@@ -646,7 +649,9 @@ Board *tk_new(int width, int height, int exact) {
         tk_free(b);
         return NULL;
     }
-    build_table(b->table, exact);
+    build_table(b->table[0], exact & 1);
+    if ((exact & 1) == ((exact >> 1) & 1)) memcpy(b->table[1], b->table[0], TABLE_SIZE);
+    else build_table(b->table[1], (exact >> 1) & 1);
     uint32_t places[WINDOW];
     for (int k = 0; k < WINDOW; k++) {          /* the digit of the cell at offset k - 5 from e, in e's key... */
         int j = WINDOW - 1 - k;                  /* ...seen from that cell: e sits at window index j of it */

@@ -23,11 +23,16 @@ import numpy as np
 
 from engine.search.prover import SolverUnavailable
 
-__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES"]
+__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES",
+           "PATTERN_RULES"]
 
-# The rules whose fives and fours the C patterns know.  Under renju (fouls, white's overlines)
-# and caro (blocked fives) engine/games/gomoku/threats.py searches as exactly-five and replays each
-# proof under the real rule before trusting it.
+# The rules whose fives and fours the C patterns know, and which colours win with exactly five
+# only (threat_kernel.c, tk_new: bit 0 the first player, bit 1 the second).  Renju's fives are
+# known (black exactly five, white five or more) but not black's fouls, which change as stones
+# are added; caro's blocked fives are not known (the patterns cannot tell the board's edge from
+# an opponent stone), so engine/games/gomoku/threats.py searches it as standard.
+PATTERN_RULES = {"freestyle": 0, "standard": 3, "renju": 1}
+# ... and those whose proofs need no replay under the game's own rule.
 PROVED_RULES = ("freestyle", "standard")
 
 MAX_FOURS = 60          # as threat_kernel.c
@@ -85,11 +90,11 @@ class KernelBoard:
     (2 x 4 MB), kept across searches.  Searches leave the board as they found it."""
 
     def __init__(self, width: int, height: int, rule: str):
-        if rule not in PROVED_RULES:
-            raise ValueError(f"the threat solver proves {' and '.join(PROVED_RULES)} only, not {rule}")
+        if rule not in PATTERN_RULES:
+            raise ValueError(f"the threat solver's patterns know {', '.join(PATTERN_RULES)} only, not {rule}")
         self._lib = library()
         self.n = width * height
-        handle = self._lib.tk_new(width, height, int(rule == "standard"))
+        handle = self._lib.tk_new(width, height, PATTERN_RULES[rule])
         if not handle:
             raise MemoryError("threat solver: no memory for its board")
         self._handle = handle

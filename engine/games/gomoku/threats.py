@@ -47,7 +47,7 @@ from engine.games.gomoku import GomokuGame, GomokuState
 from engine.games.gomoku.alphabeta import GomokuSearchBoard
 from engine.search.limits import Stopper
 from engine.games.gomoku.renju import forbidden_points, foul
-from engine.games.gomoku.threat_kernel import MAX_FOURS, MAX_THREATS, PROVED_RULES, KernelBoard
+from engine.games.gomoku.threat_kernel import MAX_FOURS, MAX_THREATS, PATTERN_RULES, PROVED_RULES, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
            "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
@@ -160,15 +160,18 @@ class ThreatSolver:
     def __init__(self, game: GomokuGame, dependent_first: bool = True):
         self.game = game
         self.dependent_first = dependent_first
-        # Under a rule the C patterns do not know (renju, caro) the kernel searches as
-        # exactly-five, and every VCF it finds is replayed under the game's own rule before
-        # it counts (line_holds); VCTs are not searched there.  Under renju white's VCF also
-        # knows black's forbidden points (those of the position searched from), so a four
-        # whose only block is a foul is a win.
+        # Under renju and caro every VCF the kernel finds is replayed under the game's own rule
+        # before it counts (line_holds).  Renju's fives are the kernel's (black exactly five,
+        # white five or more) but not black's fouls, which come and go as stones are added:
+        # white's VCT is searched (it only lets black play more than he may, so its proofs
+        # hold), black's is not.  Caro is searched as exactly-five, its VCTs not at all.
+        # Under renju white's VCF also knows black's forbidden points (those of the position
+        # searched from), so a four whose only block is a foul is a win.
         self.checked = game.rule not in PROVED_RULES
+        self.vct_attackers = (0, 1) if not self.checked else (1,) if game.rule == "renju" else ()
         self._forbid = np.zeros(game.width * game.height, dtype=np.uint8) if game.fouls else None
         self._forbid_cells: bytes | None = None  # the cells _forbid was computed for (a root is asked again and again)
-        self.kernel = KernelBoard(game.width, game.height, "standard" if self.checked else game.rule)
+        self.kernel = KernelBoard(game.width, game.height, game.rule if game.rule in PATTERN_RULES else "standard")
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
         self._pushed: dict[int, int] = {}    # stones the kernel holds beyond _synced (cell -> stone)
@@ -370,7 +373,7 @@ class ThreatSolver:
 
     def _vct(self, attacker: int, nodes: int, max_threats: int,
              vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
-        if self._stopped() or self.checked:
+        if self._stopped() or attacker not in self.vct_attackers:
             return ThreatResult(None, 0, False)
         return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
                                              min((vcf_plies + 1) // 2, MAX_FOURS), self.dependent_first))
@@ -521,15 +524,21 @@ class TreeProver:
     def forced_move(self, node) -> int | None:
         """The block of the opponent's five when that is the node's only move that does not
         lose at once: its side to move has no five and the opponent exactly one five cell.
-        Not under renju (white's overlines and black's fouls are not in the C patterns)."""
+        Under renju a block on black's forbidden point is no move (every move loses: the
+        search finds that out)."""
         solver = self._solver(node.state) if node.solved is None else None
-        if solver is None or node.state.game.rule == "renju":
+        if solver is None:
             return None
         state = node.state
         if solver.fives(state, state.to_play):
             return None
         threats = solver.fives(state, 1 - state.to_play)
-        return threats[0] if len(threats) == 1 else None
+        if len(threats) != 1:
+            return None
+        game = state.game
+        if game.fouls and state.to_play == 0 and foul(bytearray(state.cells), game._rays(), threats[0]) is not None:
+            return None
+        return threats[0]
 
     def prove_root(self, root, stopper: Stopper | None = None) -> None:
         """An expanded root: prove its winning child, or the children that lose to a VCF.
