@@ -80,6 +80,41 @@ def test_the_foul_detector_agrees_with_rapfi_on_240_positions() -> None:
     assert agreed == len(positions) - len(RAPFI_DIFFERS)
 
 
+def test_the_compiled_foul_detector_is_the_python_one() -> None:
+    """threat_kernel.c's tk_forbidden / tk_foul (what the rules use when it is built) against
+    renju.py's Python, on the 240 positions above and on crowded random corners of three board
+    shapes: the same points and the same reasons."""
+    import random
+
+    from engine.games import get_game
+    from engine.games.gomoku.renju import foul, python_forbidden_points
+    from engine.games.gomoku.threat_kernel import forbidden_cells, foul_reason
+
+    boards = [state.cells for _, _, state, _, _ in _rapfi_positions()]
+    rng = random.Random(36)
+    shapes = {(15, 15): boards}
+    for width, height in ((20, 20), (13, 17)):
+        shapes[(width, height)] = []
+        for _ in range(60):
+            cells = bytearray(width * height)
+            cx, cy = rng.randrange(width), rng.randrange(height)
+            near = [y * width + x for y in range(max(0, cy - 5), min(height, cy + 6))
+                    for x in range(max(0, cx - 5), min(width, cx + 6))]
+            for i, cell in enumerate(rng.sample(near, rng.randrange(8, min(50, len(near))))):
+                cells[cell] = 1 + (i % 4 == 3)           # black-heavy: fouls of every kind
+            shapes[(width, height)].append(bytes(cells))
+    fouls = 0
+    for (width, height), positions in shapes.items():
+        rays = get_game("gomoku", width=width, height=height, rule="renju")._rays()
+        for cells in positions:
+            expected = python_forbidden_points(cells, width, height, rays)
+            assert forbidden_cells(cells, width, height) == expected
+            fouls += len(expected)
+            for cell in expected[:3]:
+                assert foul_reason(cells, width, height, cell) == foul(bytearray(cells), rays, cell)
+    assert fouls >= 500
+
+
 @pytest.mark.parametrize("diagram, expected", [
     # double three: two open threes cross at *
     ("""

@@ -131,3 +131,32 @@ def test_without_the_built_core_the_solver_says_so_in_one_line_and_players_play_
 def _nodes(n: int):
     from engine.types import Limits
     return Limits(nodes=n)
+
+
+def test_every_renju_foul_is_one_the_kernel_refuses_black():
+    """Black's attacks under renju skip the cells may_foul() names: every foul the rules know
+    (renju.py, the real threes) must be among them, and most legal cells must not."""
+    from engine.games.gomoku.renju import foul
+
+    game = get_game("gomoku", width=15, rule="renju")
+    rng = random.Random(15)
+    board = KernelBoard(15, 15, "renju")
+    fouls = refused_legal = legal = 0
+    kinds = set()
+    for _ in range(60):
+        cells = bytearray(225)
+        centre = [y * 15 + x for y in range(3, 12) for x in range(3, 12)]
+        for i, cell in enumerate(rng.sample(centre, rng.randrange(16, 40))):
+            cells[cell] = 1 + (i % 5 == 4)               # black-heavy: shapes and fouls
+        board.sync(cells)
+        for cell in (c for c in range(225) if not cells[c]):
+            why = foul(cells, game._rays(), cell)
+            if why is not None:
+                fouls += 1
+                kinds.add(why)
+                assert board.may_foul(cell), (cell, why)
+            else:
+                legal += 1
+                refused_legal += board.may_foul(cell)
+    assert kinds == {"overline", "double-four", "double-three"} and fouls >= 100
+    assert refused_legal <= legal // 10, (refused_legal, legal)

@@ -269,10 +269,10 @@ def test_vct_wins_with_a_three_where_no_vcf_exists():
     assert board.open_three_count(0) >= 2
 
 
-def test_under_renju_whites_vct_is_searched_and_blacks_is_not():
-    """White's renju VCT only lets black play more than he may (his fouls are not in the
-    patterns), so it is a proof; black's VCT could pass through a foul (here the double
-    three itself), so it is never claimed."""
+def test_under_renju_both_colours_vcts_are_searched_and_black_never_plays_a_foul():
+    """White's renju VCT only lets black defend with more moves than he may; black's attacks
+    skip every cell that might be a foul (threat_kernel.c, may_foul).  Here the double three
+    that wins for white is a foul for black, so black's VCT must find another way or none."""
     renju = get_game("gomoku", width=15, rule="renju")
     idx = renju.index
     attackers = [idx(6, 7), idx(7, 7), idx(8, 5), idx(8, 6), idx(2, 12)]
@@ -285,7 +285,37 @@ def test_under_renju_whites_vct_is_searched_and_blacks_is_not():
     black = renju.state_from_stones(attackers, corners[:5])
     assert black.to_play == 0 and idx(8, 7) not in black.legal_moves()     # the double three: a foul
     result = solver.vct(black, nodes=200_000, max_threats=3)
-    assert result.line is None and not result.complete
+    assert result.complete and (result.line is None or result.line[0] != idx(8, 7))
+
+
+def test_blacks_renju_vcts_play_no_foul_along_their_main_lines_and_every_vcf_holds():
+    """Seeded renju games: wherever black has a VCT and no VCF, every move of the main line
+    is legal when it is played (black's fouls by the rules, renju.py); every VCF either
+    colour finds (no longer replayed unless it ends on a foul) wins under the rules."""
+    from engine.games.gomoku.threats import line_holds
+
+    renju = get_game("gomoku", width=15, rule="renju")
+    rng = random.Random(36)
+    solver = ThreatSolver(renju)
+    checked = vcfs = 0
+    for _ in range(60):
+        state = renju.initial_state().play(renju.index(7, 7))
+        while state.outcome() is None and state.ply < 50 and checked < 12:
+            vcf = solver.vcf(state, nodes=20_000).line
+            if vcf is not None:
+                assert line_holds(renju, state.cells, state.to_play, vcf), vcf
+                vcfs += 1
+            if state.to_play == 0 and vcf is None:
+                line = solver.vct(state, nodes=20_000, max_threats=4).line
+                if line is not None:
+                    walk = state
+                    for move in line:
+                        assert move in walk.legal_moves(), (line, move)
+                        walk = walk.play(move)
+                    checked += 1
+            near = [c for c in state.legal_moves() if _near(state, c, 2)]
+            state = state.play(rng.choice(solver.ranked(state, near)[:4]))
+    assert checked >= 12 and vcfs >= 30
 
 
 def _seeded_positions(seed: int, games: int = 100):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Sequence
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["foul", "forbidden_points", "MAX_DEPTH"]
+__all__ = ["foul", "forbidden_points", "python_forbidden_points", "MAX_DEPTH"]
 
 EMPTY, BLACK = 0, 1
 MAX_DEPTH = 8
@@ -148,7 +148,30 @@ def _screen(cells: bytes | bytearray, width: int, height: int) -> np.ndarray:
 
 
 def forbidden_points(cells: bytes | bytearray, width: int, height: int, rays: Rays) -> list[int]:
-    """Black's forbidden empty cells, in cell order."""
+    """Black's forbidden empty cells, in cell order: compiled (threat_kernel.c, the same
+    definitions) when the threat solver's core is built, else python_forbidden_points."""
+    compiled = _compiled()
+    if compiled is not None:
+        return compiled(cells, width, height)
+    return python_forbidden_points(cells, width, height, rays)
+
+
+_COMPILED: list = []     # [the compiled forbidden_cells, or None], looked up once
+
+
+def _compiled():
+    if not _COMPILED:
+        from engine.games.gomoku.threat_kernel import ThreatKernelUnavailable, forbidden_cells, library
+        try:
+            library()
+            _COMPILED.append(forbidden_cells)
+        except ThreatKernelUnavailable:
+            _COMPILED.append(None)
+    return _COMPILED[0]
+
+
+def python_forbidden_points(cells: bytes | bytearray, width: int, height: int, rays: Rays) -> list[int]:
+    """forbidden_points in Python: the reference the compiled one is tested against."""
     candidates = _screen(cells, width, height)
     if candidates.size == 0:
         return []

@@ -39,7 +39,7 @@ static const int64_t ATTACK[7] = {0, 20, 80, 1500, 2000, 20000, 1000000};
 static const int64_t DEFEND[7] = {0, 15, 60, 1000, 1200, 15000, 500000};
 static const uint64_t SALT[2] = {0x2545F4914F6CDD1DULL, 0x1E3779B97F4A7C15ULL};
 static const uint64_t VCT_SALT = 0x6A09E667F3BCC909ULL;
-static const uint64_t FORBID_SALT = 0xBB67AE8584CAA73BULL;
+static const uint64_t FOUL_WINS_SALT = 0xBB67AE8584CAA73BULL;
 static const uint64_t DEPENDENT_SALT = 0x3C6EF372FE94F82BULL;
 
 typedef struct {
@@ -60,8 +60,8 @@ typedef struct {
     int abort;
     uint8_t *hint, *mark;  /* [n] */
     int use_hint;
-    uint8_t *forbid;       /* [n]: cells the first player may not play (renju fouls), when use_forbid */
-    int use_forbid;
+    int foul_wins;         /* renju, white's VCF: a four whose only block might be black's foul wins (tk_vcf) */
+    int black_fouls;       /* renju: the first player's attacking moves go through may_foul() */
     int32_t line[LINE_MAX];
     int32_t *vcf_moves, *vct_moves, *vct_replies, *vct_main;
     int dependent;         /* the VCT's later threes restricted to the lines of its earlier threats */
@@ -341,6 +341,68 @@ static int dependent_threes(Board *b, int32_t *moves, int n) {
     return kept;
 }
 
+/* Black's shape on line d through m (renju, black's patterns): 2 when some empty cell of m's
+ * window there makes five (a four), 1 when one makes an open four (the patterns' open three,
+ * a superset of renju's real three), else 0; *straight: the only five cells are the two ends
+ * of a straight four. */
+static int black_line(const Board *b, int m, int d, int *straight) {
+    int fives = 0, first = -1, last = -1, open = 0;
+    for (int k = SPAN_LO(b, m, d); k <= SPAN_HI(b, m, d); k++) {
+        int e = AT(b, m, d, k);
+        if (b->cells[e]) continue;
+        uint8_t p = PAT(b, e, d, 0);
+        if (p == FIVE) { if (first < 0) first = k; last = k; fives++; }
+        else if (p == OPEN_FOUR) open = 1;
+    }
+    *straight = fives < 2 || (fives == 2 && last - first == 5);
+    return fives ? 2 : open;
+}
+
+/* Renju: black is about to play m (before[d]: black_line() on each line before the stone;
+ * the stone is on m now).  Might it be a foul: an overline, two fours (on two lines, or on
+ * one line without being a straight four), or two threes made by m?  A five never is.  The
+ * threes are the patterns' (a line counts when m gave it an open-four cell it lacked), a
+ * superset of renju's real threes: a legal move may be refused, a foul never allowed, so
+ * black's proofs stay proofs. */
+static int may_foul(const Board *b, int m, const int *before) {
+    int fours = 0, threes = 0, over = 0;
+    for (int d = 0; d < 4; d++) {
+        int run = 1;
+        for (int k = REACH + 1; k <= SPAN_HI(b, m, d) && b->cells[AT(b, m, d, k)] == 1; k++) run++;
+        for (int k = REACH - 1; k >= SPAN_LO(b, m, d) && b->cells[AT(b, m, d, k)] == 1; k--) run++;
+        if (run == 5) return 0;
+        over |= run > 5;
+    }
+    for (int d = 0; d < 4; d++) {
+        int straight, shape = black_line(b, m, d, &straight);
+        if (!straight) return 1;                 /* two fours on one line */
+        fours += shape == 2;
+        threes += shape == 1 && before[d] == 0;
+    }
+    return over || fours >= 2 || threes >= 2;
+}
+
+/* Might black's stone on empty m be a foul (may_foul; the board is left as it was)? */
+int tk_may_foul(Board *b, int m) {
+    int before[4], straight;
+    for (int d = 0; d < 4; d++) before[d] = black_line(b, m, d, &straight);
+    tk_push(b, m, 0);
+    int foul = may_foul(b, m, before);
+    tk_pop(b, m);
+    return foul;
+}
+
+/* Put the attacker's stone on m: 1, or 0 (nothing put) when under renju black might foul there. */
+static int attack(Board *b, int m, int a) {
+    if (a != 0 || !b->black_fouls) {
+        tk_push(b, m, a);
+        return 1;
+    }
+    if (tk_may_foul(b, m)) return 0;
+    tk_push(b, m, a);
+    return 1;
+}
+
 /* -- the searches --------------------------------------------------------------------------- */
 static inline int count_node(Board *b) {
     if (++b->nodes > b->limit) { b->abort = 1; return 1; }
@@ -375,7 +437,7 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
         return 1;
     }
     if (b->makers[a] == 0) return 0;             /* no four to make (a block must be one too): no scan */
-    uint64_t key = b->key ^ SALT[a] ^ (b->use_forbid ? FORBID_SALT : 0);
+    uint64_t key = b->key ^ SALT[a] ^ (b->foul_wins ? FOUL_WINS_SALT : 0);
     int tt_move, failed;
     probe(b, key, &tt_move, &failed);
     if (failed >= fours || fours <= 1 || count_node(b)) return 0;
@@ -402,7 +464,7 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
     for (int i = 0; i < nm; i++) {
         int m = moves[i], found = 0;
         int32_t f[8];
-        tk_push(b, m, a);
+        if (!attack(b, m, a)) continue;
         int nf = fives_near(b, m, a, f);
         if (nf >= 2) {                           /* open four or double four: unstoppable */
             tk_pop(b, m);
@@ -410,8 +472,8 @@ static int vcf(Board *b, int a, int fours, int idx, int level) {
             b->line[idx + 1] = f[0];
             b->line[idx + 2] = f[1];
             found = 3;
-        } else if (nf == 1 && b->use_forbid && d == 0 && b->forbid[f[0]]) {
-            tk_pop(b, m);                        /* the only block is a first-player foul */
+        } else if (nf == 1 && b->foul_wins && d == 0 && tk_may_foul(b, f[0])) {
+            tk_pop(b, m);                        /* the only block might be black's foul: a claim to replay */
             b->line[idx] = m;
             b->line[idx + 1] = f[0];
             found = 2;
@@ -478,7 +540,7 @@ static int vct(Board *b, int a, int threats, int fours, int idx, int level) {
         found = 0;
         int three_lines = 0;                      /* the lines on which m makes an open three */
         for (int dd = 0; dd < 4; dd++) three_lines |= (PAT(b, m, dd, a) == OPEN_THREE) << dd;
-        tk_push(b, m, a);
+        if (!attack(b, m, a)) continue;
         int nf = fives_near(b, m, a, f);
         if (nf >= 2 && b->fives[d] == 0) {
             tk_pop(b, m);
@@ -543,19 +605,18 @@ static void start(Board *b, long nodes) {
 
 /* Iterative deepening on the number of fours: the shortest proof found, at line[0:]; its
  * length (0: none), *nodes spent, *complete (0 when the budget ran out). */
-int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, const uint8_t *forbid,
+int tk_vcf(Board *b, int a, long nodes, int max_fours, const uint8_t *hint, int foul_wins,
            int32_t *line, long *spent, int *complete) {
     int found = 0;
     start(b, nodes);
     b->use_hint = hint != NULL;
     if (hint) memcpy(b->hint, hint, (size_t)b->n);
-    b->use_forbid = forbid != NULL;
-    if (forbid) memcpy(b->forbid, forbid, (size_t)b->n);
+    b->foul_wins = foul_wins && b->black_fouls && a == 1;
     if (max_fours > MAX_FOURS) max_fours = MAX_FOURS;
     for (int fours = 1; fours <= max_fours && !found && !b->abort; fours++)
         found = vcf(b, a, fours, 0, 0);
     b->use_hint = 0;
-    b->use_forbid = 0;
+    b->foul_wins = 0;
     *spent = b->nodes;
     *complete = !b->abort;
     if (b->abort) found = 0;
@@ -608,7 +669,7 @@ static uint64_t splitmix(uint64_t *state) {
 void tk_free(Board *b) {
     if (!b) return;
     free(b->span); free(b->top); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
-    free(b->hint); free(b->mark); free(b->forbid); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
+    free(b->hint); free(b->mark); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
     free(b);
 }
 
@@ -622,13 +683,15 @@ static inline int on_board(int x, int y, int width, int height) {
 }
 
 /* exact: bit 0 set when the first player wins with exactly five only, bit 1 the second
- * (freestyle 0, standard 3, renju 1). */
-Board *tk_new(int width, int height, int exact) {
+ * (freestyle 0, standard 3, renju 1); black_fouls: the first player's attacking moves are
+ * checked by may_foul() (renju). */
+Board *tk_new(int width, int height, int exact, int black_fouls) {
     static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
     int n = width * height;
     Board *b = calloc(1, sizeof(Board));
     if (!b) return NULL;
     b->n = n;
+    b->black_fouls = black_fouls;
     b->span = malloc((size_t)n * 8);
     b->top = calloc((size_t)n * 2, 1);
     b->cells = calloc((size_t)n, 1);
@@ -639,12 +702,11 @@ Board *tk_new(int width, int height, int exact) {
     b->ttv = calloc((size_t)1 << TT_BITS, sizeof(uint64_t));
     b->hint = calloc((size_t)n, 1);
     b->mark = calloc((size_t)n, 1);
-    b->forbid = calloc((size_t)n, 1);
     b->vcf_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_FOURS + 2));
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->forbid ||
+    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark ||
         !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;
@@ -686,4 +748,133 @@ Board *tk_new(int width, int height, int exact) {
             read_keys(b, c, d);
         }
     return b;
+}
+
+/* -- renju's forbidden points ----------------------------------------------------------------- */
+/* engine/games/gomoku/renju.py's foul() in C, on a plain board (no Board: the rules ask it for
+ * every black position's legal moves and the network's input): the same definitions, the same
+ * recursion (RENJU_MAX_DEPTH), checked against it by tests/test_renju.py. */
+#define RENJU_MAX_DEPTH 8
+#define RENJU_LINE 11
+
+typedef struct { int width, height; } Plain;
+
+/* The cells of line d through c (up to five each way, on the board) into idx; returns how many,
+ * *centre: c's index among them. */
+static int plain_line(const Plain *p, int c, int d, int *idx, int *centre) {
+    static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
+    int x = c % p->width, y = c / p->width, back = 0, n = 0;
+    while (back < 5 && on_board(x - (back + 1) * dx[d], y - (back + 1) * dy[d], p->width, p->height)) back++;
+    for (int k = -back; k <= 5; k++) {
+        int px = x + k * dx[d], py = y + k * dy[d];
+        if (k > 0 && !on_board(px, py, p->width, p->height)) break;
+        idx[n++] = py * p->width + px;
+    }
+    *centre = back;
+    return n;
+}
+
+/* The black run through v[i] (v[i] taken as black): its first and last index. */
+static void black_run(const int8_t *v, int n, int i, int *lo, int *hi) {
+    *lo = i;
+    while (*lo > 0 && v[*lo - 1] == 1) (*lo)--;
+    *hi = i;
+    while (*hi < n - 1 && v[*hi + 1] == 1) (*hi)++;
+}
+
+/* Fours through v[centre]: the empty points giving black exactly five through it (0, 1 or 2),
+ * *straight when they are a straight four's two ends. */
+static int line_fours(const int8_t *v, int n, int centre, int *straight) {
+    int points[9], count = 0, lo, hi;
+    for (int j = centre - 4 > 0 ? centre - 4 : 0; j < n && j <= centre + 4; j++) {
+        if (v[j] != 0) continue;
+        black_run(v, n, j, &lo, &hi);
+        if (hi - lo == 4 && lo <= centre && centre <= hi) points[count++] = j;
+    }
+    *straight = count == 2 && points[1] - points[0] == 5;
+    return *straight ? 1 : (count < 2 ? count : 2);
+}
+
+/* 0 allowed, 1 overline, 2 double four, 3 double three: black on empty `cell` (cells restored). */
+static int plain_foul(Plain *p, int8_t *cells, int cell, int depth) {
+    int idx[4][RENJU_LINE], n[4], centre[4], fours[4], five = 0, over = 0, total = 0, straight;
+    int8_t v[4][RENJU_LINE];
+    cells[cell] = 1;
+    for (int d = 0; d < 4; d++) {
+        n[d] = plain_line(p, cell, d, idx[d], &centre[d]);
+        for (int k = 0; k < n[d]; k++) v[d][k] = cells[idx[d][k]];
+        int lo, hi;
+        black_run(v[d], n[d], centre[d], &lo, &hi);
+        five |= hi - lo == 4;
+        over |= hi - lo >= 5;
+        fours[d] = line_fours(v[d], n[d], centre[d], &straight);
+        total += fours[d];
+    }
+    int result = 0;
+    if (five) result = 0;
+    else if (over) result = 1;
+    else if (total >= 2) result = 2;
+    else {
+        int threes = 0;
+        for (int d = 0; d < 4 && threes < 2; d++) {
+            int lo, hi;
+            black_run(v[d], n[d], centre[d], &lo, &hi);
+            if (fours[d] || hi - lo >= 4) continue;
+            int three = 0;
+            for (int j = centre[d] - 4 > 0 ? centre[d] - 4 : 0; j < n[d] && j <= centre[d] + 4 && !three; j++) {
+                if (v[d][j] != 0) continue;
+                v[d][j] = 1;                              /* a straight four through the centre? */
+                line_fours(v[d], n[d], centre[d], &straight);
+                v[d][j] = 0;
+                if (straight && (depth >= RENJU_MAX_DEPTH || plain_foul(p, cells, idx[d][j], depth + 1) == 0))
+                    three = 1;
+            }
+            threes += three;
+        }
+        if (threes >= 2) result = 3;
+    }
+    cells[cell] = 0;
+    return result;
+}
+
+/* Black's forbidden empty cells of a board (0 empty, 1 black, 2 white), ascending, into out;
+ * returns how many.  Cells with black stones on fewer than two lines near them (and no four or
+ * overline's worth on one) are passed over, as renju.py's screen does. */
+int tk_forbidden(const int8_t *cells, int width, int height, int32_t *out) {
+    static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
+    Plain p = {width, height};
+    int n = width * height, count = 0;
+    int8_t *board = malloc((size_t)n);
+    if (!board) return -1;
+    memcpy(board, cells, (size_t)n);
+    for (int c = 0; c < n; c++) {
+        if (cells[c]) continue;
+        int x = c % width, y = c / width, pairs = 0, strong = 0;
+        for (int d = 0; d < 4; d++) {
+            int near = 0, far = 0;
+            for (int step = 1; step <= 5; step++)
+                for (int sign = -1; sign <= 1; sign += 2) {
+                    int px = x + sign * step * dx[d], py = y + sign * step * dy[d];
+                    if (!on_board(px, py, width, height) || cells[py * width + px] != 1) continue;
+                    far++;
+                    if (step <= 4) near++;
+                }
+            pairs += near >= 2;
+            strong |= near >= 4 || far >= 5;
+        }
+        if ((pairs >= 2 || strong) && plain_foul(&p, board, c, 0)) out[count++] = c;
+    }
+    free(board);
+    return count;
+}
+
+/* renju.py's foul() for one cell: 0 allowed, 1 overline, 2 double four, 3 double three. */
+int tk_foul(const int8_t *cells, int width, int height, int cell) {
+    Plain p = {width, height};
+    int8_t *board = malloc((size_t)(width * height));
+    if (!board) return -1;
+    memcpy(board, cells, (size_t)(width * height));
+    int result = plain_foul(&p, board, cell, 0);
+    free(board);
+    return result;
 }

@@ -24,13 +24,14 @@ import numpy as np
 from engine.search.prover import SolverUnavailable
 
 __all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES",
-           "PATTERN_RULES"]
+           "PATTERN_RULES", "forbidden_cells", "foul_reason"]
 
 # The rules whose fives and fours the C patterns know, and which colours win with exactly five
-# only (threat_kernel.c, tk_new: bit 0 the first player, bit 1 the second).  Renju's fives are
-# known (black exactly five, white five or more) but not black's fouls, which change as stones
-# are added; caro's blocked fives are not known (the patterns cannot tell the board's edge from
-# an opponent stone), so engine/games/gomoku/threats.py searches it as standard.
+# only (threat_kernel.c, tk_new: bit 0 the first player, bit 1 the second).  Under renju black
+# wins with exactly five, white with five or more, and black's attacking moves skip every cell
+# that might be a foul (a superset of the fouls: threat_kernel.c, may_foul); caro's blocked
+# fives are not known (the patterns cannot tell the board's edge from an opponent stone), so
+# engine/games/gomoku/threats.py searches it as standard.
 PATTERN_RULES = {"freestyle": 0, "standard": 3, "renju": 1}
 # ... and those whose proofs need no replay under the game's own rule.
 PROVED_RULES = ("freestyle", "standard")
@@ -67,11 +68,12 @@ def library() -> ctypes.CDLL:
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     p, i, l_ = ctypes.c_void_p, ctypes.c_int, ctypes.c_long
     signatures = {
-        "tk_new": (p, [i, i, i]), "tk_free": (None, [p]), "tk_clear_table": (None, [p]),
+        "tk_new": (p, [i, i, i, i]), "tk_free": (None, [p]), "tk_clear_table": (None, [p]),
         "tk_sync": (None, [p, p]), "tk_push": (None, [p, i, i]), "tk_pop": (None, [p, i]),
-        "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]), "tk_five_cells": (i, [p, i, p]),
+        "tk_makers": (i, [p, i]), "tk_makes_five": (i, [p, i, i]), "tk_may_foul": (i, [p, i]), "tk_five_cells": (i, [p, i, p]),
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
-        "tk_vcf": (i, [p, i, l_, i, p, p, p, p, p]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
+        "tk_vcf": (i, [p, i, l_, i, p, i, p, p, p]),
+        "tk_forbidden": (i, [p, i, i, p]), "tk_foul": (i, [p, i, i, i]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -85,6 +87,27 @@ def _pointer(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
 
+_FOUL_REASONS = (None, "overline", "double-four", "double-three")
+
+
+def forbidden_cells(cells: bytes | bytearray, width: int, height: int) -> list[int]:
+    """renju.py's forbidden_points in C (threat_kernel.c, tk_forbidden): black's forbidden
+    empty cells, ascending.  Why: in Python they were a third of a renju search's time."""
+    out = np.empty(width * height, dtype=np.int32)
+    count = library().tk_forbidden(bytes(cells), width, height, _pointer(out))
+    if count < 0:
+        raise MemoryError("renju fouls: no memory for a board")
+    return out[:count].tolist()
+
+
+def foul_reason(cells: bytes | bytearray, width: int, height: int, cell: int) -> str | None:
+    """renju.py's foul() in C for one empty cell: "overline", "double-four", "double-three" or None."""
+    reason = library().tk_foul(bytes(cells), width, height, cell)
+    if reason < 0:
+        raise MemoryError("renju fouls: no memory for a board")
+    return _FOUL_REASONS[reason]
+
+
 class KernelBoard:
     """One board size and rule in C: its stones, cell patterns and transposition table
     (2 x 4 MB), kept across searches.  Searches leave the board as they found it."""
@@ -94,7 +117,8 @@ class KernelBoard:
             raise ValueError(f"the threat solver's patterns know {', '.join(PATTERN_RULES)} only, not {rule}")
         self._lib = library()
         self.n = width * height
-        handle = self._lib.tk_new(width, height, PATTERN_RULES[rule])
+        # renju: black's attacking moves skip every cell that might be a foul (tk_new, may_foul)
+        handle = self._lib.tk_new(width, height, PATTERN_RULES[rule], int(rule == "renju"))
         if not handle:
             raise MemoryError("threat solver: no memory for its board")
         self._handle = handle
@@ -134,6 +158,11 @@ class KernelBoard:
     def makes_five(self, cell: int, colour: int) -> bool:
         return bool(self._lib.tk_makes_five(self._handle, cell, colour))
 
+    def may_foul(self, cell: int) -> bool:
+        """Might a black stone on empty `cell` be a renju foul?  True for every foul and for a
+        few legal moves (threat_kernel.c, may_foul): what black's attacks under renju skip."""
+        return bool(self._lib.tk_may_foul(self._handle, cell))
+
     def rank(self, moves: Iterable[int], side: int) -> list[int]:
         """`moves` best first for `side` to move (ordering value, then the lower cell)."""
         cells = np.fromiter(moves, dtype=np.int32)
@@ -148,13 +177,13 @@ class KernelBoard:
         return self._out[:count].tolist()
 
     def vcf(self, attacker: int, nodes: int, max_fours: int, hint: np.ndarray | None,
-            forbid: np.ndarray | None = None) -> tuple[tuple[int, ...] | None, int, bool]:
+            foul_wins: bool = False) -> tuple[tuple[int, ...] | None, int, bool]:
         """Attacker's shortest VCF: (line or None, nodes, complete); hint: uint8 [N] cells
-        tried first; forbid: uint8 [N] cells the first player may not play (renju fouls), so
-        a four of the second player whose only block is one of them wins (a line of two)."""
+        tried first; foul_wins (renju, white attacking): a four whose only block might be
+        black's foul wins, a line of two (attack, block) that the caller must replay with
+        the rules, since may_foul() also names a few legal cells."""
         found = self._lib.tk_vcf(self._handle, attacker, nodes, max_fours,
-                                 None if hint is None else _pointer(hint),
-                                 None if forbid is None else _pointer(forbid), self._line_at,
+                                 None if hint is None else _pointer(hint), int(foul_wins), self._line_at,
                                  ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
 

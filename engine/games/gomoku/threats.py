@@ -46,8 +46,8 @@ import numpy as np
 from engine.games.gomoku import GomokuGame, GomokuState
 from engine.games.gomoku.alphabeta import GomokuSearchBoard
 from engine.search.limits import Stopper
-from engine.games.gomoku.renju import forbidden_points, foul
-from engine.games.gomoku.threat_kernel import MAX_FOURS, MAX_THREATS, PATTERN_RULES, PROVED_RULES, KernelBoard
+from engine.games.gomoku.renju import foul
+from engine.games.gomoku.threat_kernel import MAX_FOURS, MAX_THREATS, PATTERN_RULES, KernelBoard
 
 __all__ = ["ThreatSolver", "ThreatResult", "Defence", "VctDefence", "TreeProver", "time_cap",
            "DEFAULT_VCF_PLIES", "DEFAULT_VCT_THREATS"]
@@ -160,17 +160,14 @@ class ThreatSolver:
     def __init__(self, game: GomokuGame, dependent_first: bool = True):
         self.game = game
         self.dependent_first = dependent_first
-        # Under renju and caro every VCF the kernel finds is replayed under the game's own rule
-        # before it counts (line_holds).  Renju's fives are the kernel's (black exactly five,
-        # white five or more) but not black's fouls, which come and go as stones are added:
-        # white's VCT is searched (it only lets black play more than he may, so its proofs
-        # hold), black's is not.  Caro is searched as exactly-five, its VCTs not at all.
-        # Under renju white's VCF also knows black's forbidden points (those of the position
-        # searched from), so a four whose only block is a foul is a win.
-        self.checked = game.rule not in PROVED_RULES
-        self.vct_attackers = (0, 1) if not self.checked else (1,) if game.rule == "renju" else ()
-        self._forbid = np.zeros(game.width * game.height, dtype=np.uint8) if game.fouls else None
-        self._forbid_cells: bytes | None = None  # the cells _forbid was computed for (a root is asked again and again)
+        # Renju's fives are the kernel's (black exactly five, white five or more), and black's
+        # attacks there skip every cell that might be a foul (threat_kernel.c, may_foul), so
+        # both colours' proofs hold: white's only let black defend with more moves than he
+        # may, black's never play a foul.  White's VCF also wins when black's only block
+        # might be a foul: those lines are replayed under the rules (line_holds).  Caro is
+        # searched as exactly-five and every VCF replayed under its rule; no VCT there.
+        self.checked = game.rule not in PATTERN_RULES
+        self.vct_attackers = () if self.checked else (0, 1)
         self.kernel = KernelBoard(game.width, game.height, game.rule if game.rule in PATTERN_RULES else "standard")
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
@@ -327,21 +324,15 @@ class ThreatSolver:
             mask = self._hint
             mask[:] = 0
             mask[hinted] = 1
-        forbid = None
-        if self._forbid is not None and attacker == 1:
-            forbid = self._forbid
-            cells = bytes(self._cells())
-            if cells != self._forbid_cells:
-                forbid[:] = 0
-                forbid[forbidden_points(cells, self.game.width, self.game.height, self.game._rays())] = 1
-                self._forbid_cells = cells
+        foul_wins = self.game.fouls and attacker == 1
         result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
-                                               mask, forbid))
-        if result.line is not None and len(result.line) % 2 == 0:
+                                               mask, foul_wins))
+        through_foul = result.line is not None and len(result.line) % 2 == 0
+        if result.line is not None and through_foul:
             result = ThreatResult(self._through_foul(result.line), result.nodes, result.complete)
-        if self.checked and result.line is not None and not line_holds(self.game, self._cells(), attacker,
-                                                                        result.line):
-            return ThreatResult(None, result.nodes, False)   # a proof for exactly-five only: not found
+        if (self.checked or through_foul) and result.line is not None and not line_holds(
+                self.game, self._cells(), attacker, result.line):
+            return ThreatResult(None, result.nodes, False)   # the rule says no: not found
         return result
 
     def _through_foul(self, line: tuple[int, ...]) -> tuple[int, ...]:
