@@ -831,3 +831,51 @@ def test_timed_mcts_keeps_time_to_verify_its_choice_and_plays_another_move():
     assert not ThreatSolver(state.game).vct_after(state, result.best_move, nodes=4000).win
     untimed = MCTS(Favourite(), config, prover=prover()).search(state, Limits(nodes=200))
     assert untimed.best_move == played          # nodes only: no clock to keep time from, no check
+
+
+@pytest.mark.parametrize("rule", ["caro", "renju", "freestyle"])
+def test_the_replay_on_the_kernels_board_agrees_with_the_scan(rule):
+    """ThreatSolver._line_holds (five cells off the kernel's patterns) against line_holds's
+    scan of every cell, on the kernel's raw VCF lines of seeded games (caro: every one is
+    replayed, some fail) and on the same lines cut short or with a reply changed."""
+    from engine.games.gomoku.threats import line_holds
+
+    game = get_game("gomoku", width=15, rule=rule)
+    rng = random.Random(37)
+    solver = ThreatSolver(game)
+    compared = held = 0
+    for _ in range(40):
+        state = game.initial_state().play(game.index(7, 7))
+        while state.outcome() is None and state.ply < 50:
+            solver.sync(state.cells)
+            line, _, _ = solver.kernel.vcf(state.to_play, 20_000, 20, None, game.fouls and state.to_play == 1)
+            if line:
+                variants = [line, line[:-2], line[:1] + tuple(reversed(line[1:]))]
+                for variant in variants:
+                    expected = line_holds(game, state.cells, state.to_play, variant)
+                    assert solver._line_holds(state.to_play, variant) == expected, (variant, rule)
+                    assert bytes(solver._cells()) == state.cells          # the kernel's board as it was
+                    compared += 1
+                    held += expected
+            near = [c for c in state.legal_moves() if _near(state, c, 2)]
+            state = state.play(rng.choice(solver.ranked(state, near)[:4]))
+    assert compared >= 60 and 10 <= held < compared
+
+
+def test_caros_replay_refuses_a_four_whose_five_would_be_blocked_at_both_ends():
+    """X at (3..6, 7) between O at (2, 7) and (8, 7): (7, 7) would make a five blocked at both
+    ends, no win under caro, so the line that starts with that "four" fails at once, though
+    its third move makes an open four (the kernel's exactly-five patterns call both fours)."""
+    from engine.games.gomoku.threats import line_holds
+
+    game = get_game("gomoku", width=15, rule="caro")
+    idx = game.index
+    state = game.state_from_stones([idx(4, 7), idx(5, 7), idx(6, 7), idx(10, 3), idx(10, 4), idx(10, 5)],
+                                   [idx(2, 7), idx(8, 7), idx(0, 0), idx(14, 14), idx(0, 14), idx(14, 0)])
+    line = (idx(3, 7), idx(7, 7), idx(10, 6), idx(10, 7))
+    solver = ThreatSolver(game)
+    solver.sync(state.cells)
+    assert not line_holds(game, state.cells, 0, line)
+    assert not solver._line_holds(0, line)
+    assert line_holds(game, state.cells, 0, (idx(10, 6), idx(10, 2), idx(10, 7))) is True
+    assert solver._line_holds(0, (idx(10, 6), idx(10, 2), idx(10, 7))) is True

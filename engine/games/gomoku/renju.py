@@ -13,7 +13,10 @@ clear in place; `rays` is GomokuGame._rays(): per cell and direction, the cells 
 steps forward and back.  `forbidden_points` screens the empty cells with numpy first (a
 foul needs black stones in at least two directions near it, or four in one: 0.2 ms on 15x15),
 and what a line says about its centre is cached by the line's cells, so a crowded board's
-forbidden points cost about 1.2 ms (tests/data/renju_fouls.txt's 240 positions).
+forbidden points cost about 1.2 ms (tests/data/renju_fouls.txt's 240 positions).  When the
+threat solver's C core is built, forbidden_points is its tk_forbidden (the same definitions,
+about 35 us a crowded board; tests/test_renju.py checks the two agree), since every black
+position's legal moves and every network input under renju need them.
 """
 from __future__ import annotations
 
