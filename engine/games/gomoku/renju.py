@@ -20,7 +20,8 @@ position's legal moves and every network input under renju need them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Callable, Sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -159,18 +160,15 @@ def forbidden_points(cells: bytes | bytearray, width: int, height: int, rays: Ra
     return python_forbidden_points(cells, width, height, rays)
 
 
-_COMPILED: list = []     # [the compiled forbidden_cells, or None], looked up once
-
-
-def _compiled():
-    if not _COMPILED:
-        from engine.games.gomoku.threat_kernel import ThreatKernelUnavailable, forbidden_cells, library
-        try:
-            library()
-            _COMPILED.append(forbidden_cells)
-        except ThreatKernelUnavailable:
-            _COMPILED.append(None)
-    return _COMPILED[0]
+@cache
+def _compiled() -> Callable[[bytes | bytearray, int, int], list[int]] | None:
+    """The compiled forbidden_cells, or None when the threat solver's core is not built."""
+    from engine.games.gomoku.threat_kernel import ThreatKernelUnavailable, forbidden_cells, library
+    try:
+        library()
+    except ThreatKernelUnavailable:
+        return None
+    return forbidden_cells
 
 
 def python_forbidden_points(cells: bytes | bytearray, width: int, height: int, rays: Rays) -> list[int]:

@@ -382,12 +382,17 @@ static int may_foul(const Board *b, int m, const int *before) {
     return over || fours >= 2 || threes >= 2;
 }
 
-/* Might black's stone on empty m be a foul (may_foul; the board is left as it was)? */
-int tk_may_foul(Board *b, int m) {
+/* Put black's stone on empty m: might it be a foul (may_foul)?  The stone stays on. */
+static int push_black_may_foul(Board *b, int m) {
     int before[4], straight;
     for (int d = 0; d < 4; d++) before[d] = black_line(b, m, d, &straight);
     tk_push(b, m, 0);
-    int foul = may_foul(b, m, before);
+    return may_foul(b, m, before);
+}
+
+/* Might black's stone on empty m be a foul?  The board is left as it was. */
+int tk_may_foul(Board *b, int m) {
+    int foul = push_black_may_foul(b, m);
     tk_pop(b, m);
     return foul;
 }
@@ -398,9 +403,9 @@ static int attack(Board *b, int m, int a) {
         tk_push(b, m, a);
         return 1;
     }
-    if (tk_may_foul(b, m)) return 0;
-    tk_push(b, m, a);
-    return 1;
+    if (!push_black_may_foul(b, m)) return 1;
+    tk_pop(b, m);
+    return 0;
 }
 
 /* -- the searches --------------------------------------------------------------------------- */
@@ -797,7 +802,7 @@ static int line_fours(const int8_t *v, int n, int centre, int *straight) {
 
 /* 0 allowed, 1 overline, 2 double four, 3 double three: black on empty `cell` (cells restored). */
 static int plain_foul(Plain *p, int8_t *cells, int cell, int depth) {
-    int idx[4][RENJU_LINE], n[4], centre[4], fours[4], five = 0, over = 0, total = 0, straight;
+    int idx[4][RENJU_LINE], n[4], centre[4], fours[4], run[4], five = 0, over = 0, total = 0, straight;
     int8_t v[4][RENJU_LINE];
     cells[cell] = 1;
     for (int d = 0; d < 4; d++) {
@@ -805,8 +810,9 @@ static int plain_foul(Plain *p, int8_t *cells, int cell, int depth) {
         for (int k = 0; k < n[d]; k++) v[d][k] = cells[idx[d][k]];
         int lo, hi;
         black_run(v[d], n[d], centre[d], &lo, &hi);
-        five |= hi - lo == 4;
-        over |= hi - lo >= 5;
+        run[d] = hi - lo + 1;
+        five |= run[d] == 5;
+        over |= run[d] > 5;
         fours[d] = line_fours(v[d], n[d], centre[d], &straight);
         total += fours[d];
     }
@@ -817,9 +823,7 @@ static int plain_foul(Plain *p, int8_t *cells, int cell, int depth) {
     else {
         int threes = 0;
         for (int d = 0; d < 4 && threes < 2; d++) {
-            int lo, hi;
-            black_run(v[d], n[d], centre[d], &lo, &hi);
-            if (fours[d] || hi - lo >= 4) continue;
+            if (fours[d] || run[d] >= 5) continue;
             int three = 0;
             for (int j = centre[d] - 4 > 0 ? centre[d] - 4 : 0; j < n[d] && j <= centre[d] + 4 && !three; j++) {
                 if (v[d][j] != 0) continue;

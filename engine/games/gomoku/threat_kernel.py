@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.search.prover import SolverUnavailable
 
-__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS", "PROVED_RULES",
+__all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MAX_THREATS",
            "PATTERN_RULES", "forbidden_cells", "foul_reason"]
 
 # The rules whose fives and fours the C patterns know, and which colours win with exactly five
@@ -33,8 +33,6 @@ __all__ = ["KernelBoard", "ThreatKernelUnavailable", "library", "MAX_FOURS", "MA
 # fives are not known (the patterns cannot tell the board's edge from an opponent stone), so
 # engine/games/gomoku/threats.py searches it as standard.
 PATTERN_RULES = {"freestyle": 0, "standard": 3, "renju": 1}
-# ... and those whose proofs need no replay under the game's own rule.
-PROVED_RULES = ("freestyle", "standard")
 
 MAX_FOURS = 60          # as threat_kernel.c
 MAX_THREATS = 12

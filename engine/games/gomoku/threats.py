@@ -174,7 +174,6 @@ class ThreatSolver:
         # might be a foul: those lines are replayed under the rules (line_holds).  Caro is
         # searched as exactly-five and every VCF replayed under its rule; no VCT there.
         self.checked = game.rule not in PATTERN_RULES
-        self.vct_attackers = () if self.checked else (0, 1)
         self.kernel = KernelBoard(game.width, game.height, game.rule if game.rule in PATTERN_RULES else "standard")
         self._hint = np.zeros(game.width * game.height, dtype=np.uint8)
         self._synced = bytes(game.width * game.height)
@@ -338,12 +337,15 @@ class ThreatSolver:
         foul_wins = self.game.fouls and attacker == 1
         result = ThreatResult(*self.kernel.vcf(attacker, self._budget(nodes), min((max_plies + 1) // 2, MAX_FOURS),
                                                mask, foul_wins))
-        through_foul = result.line is not None and len(result.line) % 2 == 0
-        if result.line is not None and through_foul:
-            result = ThreatResult(self._through_foul(result.line), result.nodes, result.complete)
-        if (self.checked or through_foul) and result.line is not None and not self._line_holds(attacker, result.line):
+        line = result.line
+        if line is None:
+            return result
+        through_foul = len(line) % 2 == 0             # ends on a four whose block is black's foul
+        if through_foul:
+            line = self._through_foul(line)
+        if (self.checked or through_foul) and not self._line_holds(attacker, line):
             return ThreatResult(None, result.nodes, False)   # the rule says no: not found
-        return result
+        return ThreatResult(line, result.nodes, result.complete)
 
     def _line_holds(self, attacker: int, line: Sequence[int]) -> bool:
         """line_holds() with the five cells read off the kernel's patterns (narrowed by the
@@ -390,7 +392,7 @@ class ThreatSolver:
 
     def _vct(self, attacker: int, nodes: int, max_threats: int,
              vcf_plies: int = DEFAULT_VCF_PLIES) -> ThreatResult:
-        if self._stopped() or attacker not in self.vct_attackers:
+        if self._stopped() or self.checked:
             return ThreatResult(None, 0, False)
         return ThreatResult(*self.kernel.vct(attacker, self._budget(nodes), min(max_threats, MAX_THREATS),
                                              min((vcf_plies + 1) // 2, MAX_FOURS), self.dependent_first))
