@@ -386,6 +386,37 @@ def test_stop_from_another_thread_returns_quickly():
     assert out["result"].best_move in game.initial_state().legal_moves()
 
 
+class OneCellEvaluator:
+    """Priors that put most of the mass on one cell (the network's favourite), value 0."""
+
+    def __init__(self, favourite: str):
+        self.favourite = favourite
+
+    def evaluate(self, states):
+        out = []
+        for state in states:
+            moves = state.legal_moves()
+            priors = np.full(len(moves), 0.2 / len(moves))
+            priors[[state.game.format_move(state, m) for m in moves].index(self.favourite)] += 0.8
+            out.append(Evaluation(priors=priors, value=0.0))
+        return out
+
+
+def test_a_root_lost_before_any_playout_plays_the_networks_pick_not_the_first_legal_move():
+    """O faces X's open four: every move loses in two plies, proven before any playout, so
+    plies and visits tie everywhere; the answer is the prior's favourite (an end of the
+    four), as a resilient defence should be, not cell 0 (a corner), which it used to be."""
+    game = gomoku()
+    row = game.height // 2
+    idx = game.index
+    state = game.state_from_moves([idx(3, row), idx(0, 0), idx(4, row), idx(0, 2), idx(5, row), idx(8, 0),
+                                   idx(6, row)])
+    for favourite in ends(game):
+        result = mcts(OneCellEvaluator(favourite)).search(state, Limits(nodes=200))
+        assert result.value == -1.0
+        assert game.format_move(state, result.best_move) == favourite
+
+
 def test_infinite_search_of_a_proven_root_waits_for_stop():
     game = gomoku()
     state = four_for_x(game, open_ends=True)

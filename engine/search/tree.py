@@ -390,7 +390,8 @@ class Tree:
 def best_child(node: Node, mask: np.ndarray | None, temperature: float,
                rng: np.random.Generator | None) -> int:
     """The move to play: a proven win (shortest), else the most visited move that is not
-    proven lost (sampled ~ N^(1/T) when temperature > 0), else the longest loss."""
+    proven lost (sampled ~ N^(1/T) when temperature > 0), else the longest loss (ties: the
+    most visited, then the highest prior)."""
     n = len(node.prior)
     node.ensure_stats()
     allowed = np.ones(n, dtype=bool) if mask is None else mask
@@ -400,9 +401,12 @@ def best_child(node: Node, mask: np.ndarray | None, temperature: float,
         plies = np.where(wins, node.proven_plies, np.iinfo(np.int64).max)  # type: ignore[arg-type]
         return int(np.argmin(plies))
     candidates = allowed & ~(proven < 0)
-    if not candidates.any():
+    if not candidates.any():   # all lost: the longest, then the most visited, then the network's pick
+        # (a root proven lost before any playout has equal plies and no visits everywhere:
+        # without the prior it played its first legal move, a gomoku corner, not a block)
+        index = np.flatnonzero(allowed)
         plies = node.proven_plies if node.proven_plies is not None else np.zeros(n)
-        return int(np.argmax(np.where(allowed, plies * 1e9 + node.visits, -np.inf)))
+        return int(index[np.lexsort((node.prior[index], node.visits[index], plies[index]))[-1]])
     visits = np.where(candidates, node.visits.astype(np.float64), -1.0)
     if temperature > 0 and rng is not None and visits.max() > 0:
         weights = np.where(candidates, np.power(np.maximum(visits, 0.0) / visits.max(),
