@@ -843,31 +843,42 @@ static int plain_foul(Plain *p, int8_t *cells, int cell, int depth) {
 
 /* Black's forbidden empty cells of a board (0 empty, 1 black, 2 white), ascending, into out;
  * returns how many.  Cells with black stones on fewer than two lines near them (and no four or
- * overline's worth on one) are passed over, as renju.py's screen does. */
+ * overline's worth on one) are passed over, as renju.py's screen does.  The screen's counts are
+ * scattered from the black stones (each adds to the empty cells up to five away on its four
+ * lines) rather than gathered cell by cell: a few dozen stones instead of every cell's 40 reads,
+ * the same counts. */
 int tk_forbidden(const int8_t *cells, int width, int height, int32_t *out) {
     static const int dx[4] = {1, 0, 1, -1}, dy[4] = {0, 1, 1, 1};
     Plain p = {width, height};
     int n = width * height, count = 0;
     int8_t *board = malloc((size_t)n);
-    if (!board) return -1;
+    uint8_t *near = calloc((size_t)n * 8, 1);   /* [n][4] black stones within 4 on line d, then [n][4] within 5 */
+    if (!board || !near) { free(board); free(near); return -1; }
+    uint8_t *far = near + (size_t)n * 4;
     memcpy(board, cells, (size_t)n);
-    for (int c = 0; c < n; c++) {
-        if (cells[c]) continue;
-        int x = c % width, y = c / width, pairs = 0, strong = 0;
-        for (int d = 0; d < 4; d++) {
-            int near = 0, far = 0;
+    for (int s = 0; s < n; s++) {
+        if (cells[s] != 1) continue;
+        int x = s % width, y = s / width;
+        for (int d = 0; d < 4; d++)
             for (int step = 1; step <= 5; step++)
                 for (int sign = -1; sign <= 1; sign += 2) {
                     int px = x + sign * step * dx[d], py = y + sign * step * dy[d];
-                    if (!on_board(px, py, width, height) || cells[py * width + px] != 1) continue;
-                    far++;
-                    if (step <= 4) near++;
+                    if (!on_board(px, py, width, height)) continue;
+                    int c = py * width + px;
+                    far[c * 4 + d]++;
+                    if (step <= 4) near[c * 4 + d]++;
                 }
-            pairs += near >= 2;
-            strong |= near >= 4 || far >= 5;
+    }
+    for (int c = 0; c < n; c++) {
+        if (cells[c]) continue;
+        int pairs = 0, strong = 0;
+        for (int d = 0; d < 4; d++) {
+            pairs += near[c * 4 + d] >= 2;
+            strong |= near[c * 4 + d] >= 4 || far[c * 4 + d] >= 5;
         }
         if ((pairs >= 2 || strong) && plain_foul(&p, board, c, 0)) out[count++] = c;
     }
+    free(near);
     free(board);
     return count;
 }
