@@ -15,7 +15,7 @@ foul needs black stones in at least two directions near it, or four in one: 0.2 
 and what a line says about its centre is cached by the line's cells, so a crowded board's
 forbidden points cost about 1.2 ms (tests/data/renju_fouls.txt's 240 positions).  When the
 threat solver's C core is built, forbidden_points is its tk_forbidden (the same definitions,
-about 35 us a crowded board; tests/test_renju.py checks the two agree), since every black
+about 22 us a crowded board; tests/test_renju.py checks the two agree), since every black
 position's legal moves and every network input under renju need them.
 """
 from __future__ import annotations
