@@ -158,6 +158,9 @@ def test_game_at_1s_plus_10ms_never_flags():
     lowest = 1.0
     spent: list[tuple[float, int, float]] = []   # (seconds, ply, clock before): shown on a flag
     with chess.engine.SimpleEngine.popen_uci(plyzero_uci(), env=engine_env()) as engine:
+        # As GUIs do (cutechess, fastchess: isready, then the clock starts at go): the network loads
+        # at isready, which python-chess's first play() would otherwise send inside the timed move.
+        engine.ping()
         while not board.is_game_over(claim_draw=True) and board.ply() < 120:
             side = 0 if board.turn == chess.WHITE else 1
             limit = chess.engine.Limit(white_clock=clocks[0], black_clock=clocks[1],
