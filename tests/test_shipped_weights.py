@@ -60,6 +60,34 @@ def test_the_chess_net_reads_a_bare_fen_like_the_same_position_reached_by_moves(
     assert abs(by_fen.value) < 0.5      # an even opening position, not a lost one
 
 
+def test_the_standard_default_reads_standard_as_the_gomoku_default_reads_freestyle():
+    """Under standard the codec sets plane 5 (exactly five), which the freestyle networks never
+    saw set: their weights there were untrained noise (-56 Elo at 0.2 s, issue27-network.md).
+    The standard default is loop11 with those weights zero, so it keeps loop11's freestyle play."""
+    import torch
+    from engine.games.gomoku import codec
+    from engine.players.networks import resolve_network
+    standard_net, _ = load_checkpoint(resolve_network("gomoku", None, "standard"))
+    freestyle_net, _ = load_checkpoint(resolve_network("gomoku", None, "freestyle"))
+    assert resolve_network("gomoku", None, "standard") != resolve_network("gomoku", None, "freestyle")
+    states = {}
+    for rule in ("standard", "freestyle"):
+        state = get_game("gomoku", width=15, rule=rule).initial_state()
+        for move in (112, 113, 97, 127, 98, 96):
+            state = state.play(move)
+        states[rule] = state
+    standard_in = torch.from_numpy(codec.encode([states["standard"]]))
+    freestyle_in = torch.from_numpy(codec.encode([states["freestyle"]]))
+    assert standard_in[0, 5].sum() > 0 and freestyle_in[0, 5].sum() == 0
+    with torch.no_grad():
+        ours = [t.float() for t in standard_net.eval()(standard_in)]
+        theirs = [t.float() for t in freestyle_net.eval()(freestyle_in)]
+        unread = [t.float() for t in freestyle_net(standard_in)]
+    for a, b in zip(ours, theirs):
+        assert torch.allclose(a, b, atol=1e-5)
+    assert not torch.allclose(unread[0], theirs[0], atol=1e-3)   # the plane did change loop11
+
+
 @pytest.mark.parametrize("path", sorted(FOLDER.glob("*.int8.onnx")), ids=lambda p: p.name)
 def test_a_shipped_int8_export_belongs_to_its_network_and_is_what_plays(path: Path):
     """A stale int8 export would be skipped in silence: the network would play at float speed."""
