@@ -51,6 +51,29 @@ def test_gomoku_net_computes_the_same_board_alone_and_padded():
     assert padded[0][:, 7:].abs().max() == 0 and padded[0][:, :, 9:].abs().max() == 0
 
 
+@pytest.mark.parametrize("rule", ["standard", "renju", "caro"])
+def test_a_fresh_network_reads_every_rule_as_freestyle_until_trained_on_it(rule):
+    """The rule planes start at weight 0: a network trained only on freestyle must not
+    carry a random, never-trained bias into the rules it has not seen.  The weight still
+    learns from the first batch that sets the plane."""
+    torch.manual_seed(5)
+    model = build_model("res2x32", "gomoku")
+    moves = [112, 113, 97, 128, 98]
+    freestyle = get_game("gomoku", width=15, height=15).state_from_moves(moves)
+    other = get_game("gomoku", width=15, height=15, rule=rule).state_from_moves(moves)
+    planes = torch.from_numpy(codec_gomoku.encode([freestyle, other]))
+    assert (planes[0] != planes[1]).any()                   # the rule planes differ ...
+    with torch.inference_mode():
+        policy, wdl = model(planes)
+    torch.testing.assert_close(policy[0], policy[1])        # ... and read as nothing yet
+    torch.testing.assert_close(wdl[0], wdl[1])
+    model.train()
+    policy, wdl = model(planes[1:])
+    (policy.square().mean() + wdl.square().mean()).backward()
+    stem = model.trunk.stem[0].weight
+    assert stem.grad[:, list(codec_gomoku.GomokuCodec.rule_planes)].abs().sum() > 0
+
+
 def test_the_exported_graph_leaves_out_the_mask_and_computes_the_same_on_full_boards():
     """The ONNX exports are for unpadded batches (the evaluator sends one board size at a
     time): the mask multiplications, a sixth of an int8 evaluation, are not in the graph."""

@@ -24,6 +24,8 @@ class GameCodec(Protocol):
     version: int                      # bumped when planes or indices change (checkpoints record it)
     planes: int                       # input planes C of [B, C, H, W]
     planes_by_version: dict[int, int]  # every version this engine reads -> its planes (a prefix)
+    rule_planes: tuple[int, ...]      # planes that only some rule sets ever set: a fresh network's
+                                      # stem reads them with weight 0 (no untrained bias, see build_model)
     outputs: tuple[str, ...]          # network/ONNX outputs: the policy head(s), then "wdl"
     network: str                      # "module:Class" of the torch network for this game
     symmetric: bool                   # board symmetries apply (augmentation, symmetric evaluation)

@@ -172,13 +172,22 @@ def unpadded(model: nn.Module) -> nn.Module:
 
 
 def build_model(config: NetConfig | str, game: str | None = None) -> nn.Module:
-    """A fresh (randomly initialised) network; `config` is a NetConfig or a name like "res6x64"."""
+    """A fresh (randomly initialised) network; `config` is a NetConfig or a name like "res6x64".
+    The stem reads the codec's rule planes with weight 0: a network trained only on rules that
+    never set a plane gets no gradient there, so a random weight would stay an untrained bias
+    on every cell once a user picks a rule that sets it (gomoku-loop11's exactly-five plane).
+    Zero is still trainable: the first data that sets the plane moves it."""
     if isinstance(config, str):
         if game is None:
             raise ValueError("build_model(name) needs the game")
         config = parse_net(config, game)
-    module, _, name = get_codec(config.game).network.partition(":")
+    codec = get_codec(config.game)
+    module, _, name = codec.network.partition(":")
     model = getattr(importlib.import_module(module), name)(config)
+    rule_planes = [plane for plane in codec.rule_planes if plane < config.in_planes]
+    if rule_planes:
+        with torch.no_grad():
+            model.trunk.stem[0].weight[:, rule_planes] = 0.0
     return model.eval()
 
 

@@ -251,6 +251,7 @@ class ChessCodec:
     version = CODEC_VERSION
     planes = PLANES
     planes_by_version = {CODEC_VERSION: PLANES}
+    rule_planes = ()              # one rule set: every plane is set in its games
     outputs = ("from", "to", "wdl")
     network = "engine.nn.model:ChessNet"
     symmetric = False             # castling and pawn direction break the board's symmetries

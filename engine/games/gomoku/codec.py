@@ -146,6 +146,7 @@ class GomokuCodec:
     version = CODEC_VERSION
     planes = PLANES
     planes_by_version = PLANES_BY_VERSION
+    rule_planes = (5, 6, 7, 8)    # exactly five, renju, caro, forbidden points: 0 under freestyle
     outputs = ("policy", "wdl")
     network = "engine.nn.model:GomokuNet"
     symmetric = True
