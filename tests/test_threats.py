@@ -84,6 +84,23 @@ def five_cells(state: GomokuState, stone: int) -> set[int]:
     return out
 
 
+def stop_cells(state: GomokuState, stone: int) -> set[int]:
+    """Legal cells where the side to move's stone leaves `stone` no five: the five cells and,
+    under caro (a five blocked at both ends does not win), a far end of a five-to-be whose
+    other end is the mover's already.  Only cells within five steps of a five cell on its
+    lines can change whether a stone there makes five."""
+    game = state.game
+    threats = five_cells(state, stone)
+    near = {(tx + k * dx) + (ty + k * dy) * game.width
+            for t in threats for tx, ty in [game.coords(t)] for dx, dy in _DIRS for k in range(-5, 6)
+            if 0 <= tx + k * dx < game.width and 0 <= ty + k * dy < game.height}
+    out = set()
+    for cell in near:
+        if state.is_legal(cell) and not five_cells(state.play(cell), stone):
+            out.add(cell)
+    return out
+
+
 def four_moves(state: GomokuState, stone: int) -> set[int]:
     """Empty cells in a five-window holding three `stone`s and nothing else (superset of fours)."""
     cells = state.cells
@@ -100,13 +117,14 @@ def assert_vcf_line(state: GomokuState, line) -> None:
     assert line and len(line) % 2 == 1
     attacker = state.to_play
     mine, theirs = attacker + 1, 2 - attacker
-    threats: set[int] = set()
     for i, move in enumerate(line):
-        if i % 2 == 1 and (len(threats) >= 2 or all(state.foul(cell) is not None for cell in threats)):
-            return     # two fives to stop, or (renju) the only one a forbidden point for black: won
+        if i % 2 == 1:
+            stops = stop_cells(state, mine)
+            if not stops:
+                return     # no one legal stone stops the fives (two of them, a foul, caro's ends): won
+            assert stops == {move}, f"ply {i}: the defender's reply {move} is not the only stop {stops}"
         assert state.is_legal(move), f"ply {i}: {move} is not playable"
         if i % 2 == 1:
-            assert move in threats, f"ply {i}: the defender's reply {move} does not take a five cell"
             state = state.play(move)
             assert state.outcome() is None
             continue
@@ -133,14 +151,13 @@ def brute_vcf(state: GomokuState, fours: int, memo: dict) -> bool:
     if five_cells(state, mine):
         result = True
     elif fours > 1:
-        blocks = five_cells(state, theirs)
-        candidates = blocks if len(blocks) == 1 else (set() if blocks else four_moves(state, mine))
+        candidates = stop_cells(state, theirs) if five_cells(state, theirs) else four_moves(state, mine)
         for move in sorted(candidates):
             after = state.play(move)
             threats = five_cells(after, mine)
             if not threats or five_cells(after, theirs):
                 continue
-            if len(threats) >= 2 or brute_vcf(after.play(min(threats)), fours - 1, memo):
+            if all(brute_vcf(after.play(reply), fours - 1, memo) for reply in stop_cells(after, mine)):
                 result = True
                 break
     memo[key] = result
@@ -664,8 +681,9 @@ def test_alphabeta_leaf_with_a_vcf_scores_as_won_with_leaf_checks_on():
     checked = 0
     for name, state, _, _ in VCF:
         plain = board_maker(state.game)(state)
-        if plain.four_lines(state.to_play) < LEAF_VCF_LINES or plain.open_three_count(state.to_play):
-            continue                    # not tried at leaves, or already scored as won by its three
+        if (plain.four_lines(state.to_play) < LEAF_VCF_LINES or plain.open_three_count(state.to_play)
+                or plain.evaluate() >= WIN_SOON // 2):
+            continue                    # not tried at leaves, or already scored as won by its patterns
         board = board_maker(state.game, threat_nodes=50_000)(state)
         proof = ThreatSolver(state.game).vcf(state, nodes=200_000).line
         assert proof is not None
@@ -879,3 +897,36 @@ def test_caros_replay_refuses_a_four_whose_five_would_be_blocked_at_both_ends():
     assert not solver._line_holds(0, line)
     assert line_holds(game, state.cells, 0, (idx(10, 6), idx(10, 2), idx(10, 7))) is True
     assert solver._line_holds(0, (idx(10, 6), idx(10, 2), idx(10, 7))) is True
+
+
+def test_under_caro_a_four_has_a_second_stop_at_the_far_end_of_its_five():
+    """Caro's fives blocked at both ends do not win, so the defender may answer a four whose
+    five-to-be is already blocked at one end by taking its other end, and an open four whose
+    two fives share a blocked end by one stone.  Neither line is a forced win; the same lines
+    hold under standard (exactly five), where the five cell is the only stop."""
+    from engine.games.gomoku.threats import line_holds, stopping_cells
+
+    caro = get_game("gomoku", width=15, rule="caro")
+    standard = get_game("gomoku", width=15, rule="standard")
+    idx = caro.index
+    # X's column (6, 4..6) is blocked by O at (6, 7): X (6, 2) threatens (6, 3), but O at (6, 1)
+    # closes the five's other end; the line then goes on (6, 6)... as if (6, 3) were forced.
+    moves = [96, 127, 113, 111, 95, 97, 83, 128, 82, 126, 125, 110, 81, 80, 68, 53, 84, 85, 69, 130,
+             129, 39, 66, 65]                         # a caro game between our players
+    line = (idx(6, 2), idx(6, 3), idx(7, 3), idx(5, 1), idx(10, 6))
+    state = caro.state_from_moves(moves)
+    cells = bytearray(state.cells)
+    cells[idx(6, 2)] = 1
+    assert stopping_cells(caro, cells, 0, [idx(6, 3)]) == [idx(6, 1), idx(6, 3)]
+    assert not line_holds(caro, state.cells, 0, line)
+    assert ThreatSolver(caro).vcf(state, nodes=20_000).line is None
+    assert line_holds(standard, state.cells, 0, line)
+    assert ThreatSolver(standard).vcf(standard.state_from_moves(moves), nodes=20_000).line == line
+    # O's open four on the diagonal (7, 5)..(4, 8): its fives at (8, 4) and (3, 9); X at (3, 9)
+    # takes one and closes the other's far end ((9, 3) is X's already).
+    x = [idx(9, 3), idx(7, 6), idx(7, 7), idx(9, 7)]
+    o = [idx(7, 5), idx(6, 6), idx(5, 7)]
+    line = (idx(4, 8), idx(8, 4), idx(3, 9))
+    state = caro.state_from_stones(x, o)
+    assert not line_holds(caro, state.cells, 1, line)
+    assert line_holds(standard, standard.state_from_stones(x, o).cells, 1, line)

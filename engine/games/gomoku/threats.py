@@ -32,7 +32,9 @@ attacking moves skip every cell that might be a foul (threat_kernel.c, may_foul:
 and about 1 % of the legal cells), so both colours' VCFs and VCTs are proofs; only a white
 VCF that wins because black's block might be a foul is replayed under the rules (line_holds).
 Under caro (a five blocked at both ends does not win, which the patterns cannot see) every VCF
-is replayed and no VCT is searched.
+is replayed, and a line holds only where each of the defender's replies is his only stop: a
+stone at the far end of a five-to-be already blocked at one end stops it too (stopping_cells).
+No VCT is searched there.
 
 Budgets are node counts (attacker and defender stones placed); a result says whether the
 search finished.  A transposition table (Zobrist key + attacker) keeps proofs and
@@ -459,6 +461,32 @@ def winning_cells(game: GomokuGame, cells: bytearray, colour: int) -> list[int]:
     return out
 
 
+def stopping_cells(game: GomokuGame, board: bytearray, attacker: int, threats: Sequence[int]) -> list[int]:
+    """The empty cells where one defender stone leaves `attacker` none of his fives at
+    `threats` (his winning cells), in cell order.  Under caro that is the five's cell and,
+    where the five-to-be is already blocked at one end, the cell at its other end."""
+    rays = game._rays()
+    near = {cell for t in threats for pair in rays[t] for ray in pair for cell in ray} | set(threats)
+    stone, wall = attacker + 1, 2 - attacker
+    out = []
+    for cell in sorted(near):
+        if board[cell]:
+            continue
+        board[cell] = wall
+        alive = False
+        for t in threats:
+            if t != cell:
+                board[t] = stone
+                alive = game.makes_five(board, t)
+                board[t] = 0
+                if alive:
+                    break
+        board[cell] = 0
+        if not alive:
+            out.append(cell)
+    return out
+
+
 def line_holds(game: GomokuGame, cells: bytes | bytearray, attacker: int, line: Sequence[int], *,
                fives: Callable[[bytearray, int], list[int]] | None = None,
                put: Callable[[int, int], None] | None = None) -> bool:
@@ -471,7 +499,7 @@ def line_holds(game: GomokuGame, cells: bytes | bytearray, attacker: int, line: 
     cell scanned, winning_cells), told of each stone the line puts on by put(cell, colour)."""
     board = bytearray(cells)
     defender = 1 - attacker
-    renju = game.rule == "renju"
+    renju, caro = game.rule == "renju", game.rule == "caro"
     fives = fives or partial(winning_cells, game)
     for i in range(0, len(line), 2):
         move = line[i]
@@ -490,7 +518,15 @@ def line_holds(game: GomokuGame, cells: bytes | bytearray, attacker: int, line: 
         if not threats or i + 1 >= len(line):
             return False
         blocks = [t for t in threats if not (renju and defender == 0 and foul(board, game._rays(), t) is not None)]
-        if len(threats) >= 2 or not blocks:
+        if caro:
+            # A five blocked at both ends does not win, so a stone at the far end of the
+            # five-to-be also stops it: the line's block must be the only stop.
+            stops = stopping_cells(game, board, attacker, threats)
+            if not stops:
+                return True                      # no one stone stops them all
+            if len(threats) >= 2 or stops != threats:
+                return False                     # not a forced reply: no proof
+        elif len(threats) >= 2 or not blocks:
             return True
         if line[i + 1] != blocks[0]:
             return False
