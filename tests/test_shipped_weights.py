@@ -60,15 +60,17 @@ def test_the_chess_net_reads_a_bare_fen_like_the_same_position_reached_by_moves(
     assert abs(by_fen.value) < 0.5      # an even opening position, not a lost one
 
 
-def test_the_standard_default_reads_standard_as_the_gomoku_default_reads_freestyle():
+def test_standard1_reads_standard_as_loop11_reads_freestyle():
     """Under standard the codec sets plane 5 (exactly five), which the freestyle networks never
     saw set: their weights there were untrained noise (-56 Elo at 0.2 s, issue27-network.md).
-    The standard default is loop11 with those weights zero, so it keeps loop11's freestyle play."""
+    standard1 (where the standard self-play round started) is loop11 with those weights zero,
+    so it keeps loop11's freestyle play; standard players load their own default."""
     import torch
     from engine.games.gomoku import codec
     from engine.players.networks import resolve_network
-    standard_net, _ = load_checkpoint(resolve_network("gomoku", None, "standard"))
-    freestyle_net, _ = load_checkpoint(resolve_network("gomoku", None, "freestyle"))
+    standard_net, _ = load_checkpoint(FOLDER / "gomoku-standard1-res6x32.pt")
+    freestyle_net, _ = load_checkpoint(FOLDER / "gomoku-loop11-res6x32.pt")
+    assert resolve_network("gomoku", None, "freestyle") == str(FOLDER / "gomoku-loop11-res6x32.pt")
     assert resolve_network("gomoku", None, "standard") != resolve_network("gomoku", None, "freestyle")
     states = {}
     for rule in ("standard", "freestyle"):
