@@ -910,7 +910,7 @@ def test_under_caro_a_four_has_a_second_stop_at_the_far_end_of_its_five():
     standard = get_game("gomoku", width=15, rule="standard")
     idx = caro.index
     # X's column (6, 4..6) is blocked by O at (6, 7): X (6, 2) threatens (6, 3), but O at (6, 1)
-    # closes the five's other end; the line then goes on (6, 6)... as if (6, 3) were forced.
+    # closes the five's other end; the line goes on (7, 3), (5, 1)... as if (6, 3) were forced.
     moves = [96, 127, 113, 111, 95, 97, 83, 128, 82, 126, 125, 110, 81, 80, 68, 53, 84, 85, 69, 130,
              129, 39, 66, 65]                         # a caro game between our players
     line = (idx(6, 2), idx(6, 3), idx(7, 3), idx(5, 1), idx(10, 6))
