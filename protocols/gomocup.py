@@ -29,7 +29,11 @@ Choices the protocol leaves open (documented here, pinned by tests):
   five, 0 -> freestyle.  Continuous games (2) are not played: the brain plays the rule
   without it and says so in a `MESSAGE` line before its next move.
 - No INFO timeout_turn -> DEFAULT_TIMEOUT_TURN_MS (the fastgame setting).
-- SWAP2BOARD is read up to DONE and refused with `ERROR` (swap2 is not supported).
+- SWAP2BOARD (swap2 openings): no stones -> three (`x,y x,y x,y`, black white black); three
+  or five -> `SWAP` (the brain takes black) or one move (it stays white and plays it); the
+  brain never places two more stones (engine/games/gomoku/swap2.py says why).  The answer is
+  thought over on a worker thread within one move's budget, like a move; the brain's board is
+  left as it was (the manager sends BOARD next).
 - A searcher that fails to build falls back to alphabeta, then random (MESSAGE says
   so); a search that fails or overruns its budget answers a fallback legal move.
 - Nothing is ever written to stderr (piskvork reads it as the brain's stdout).
@@ -45,7 +49,9 @@ from typing import Callable, TextIO
 
 from engine import __version__
 from engine.games import GameSetupError, get_game
+from engine.games.base import IllegalMoveError
 from engine.games.gomoku import MAX_SIZE, MIN_SIZE, GomokuGame, GomokuState, rule_from_code
+from engine.games.gomoku.swap2 import choose as choose_swap2_side, propose as propose_swap2_stones
 from engine.search_thread import SearchThread
 from engine.players import PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.types import Searcher
@@ -92,6 +98,12 @@ class _MoveRequest:
     timer: threading.Timer | None = None
 
 
+@dataclass(eq=False)
+class _Swap2Request:
+    """One pending SWAP2BOARD answer, thought over on its own thread."""
+    done: threading.Event = field(default_factory=threading.Event)
+
+
 class GomocupBrain:
     """Protocol state machine.  `handle(line)` returns False on END (exit now)."""
 
@@ -109,7 +121,7 @@ class GomocupBrain:
         self._engine_key: tuple[GomokuGame, PlayerOptions] | None = None
         self._player: str | None = None
         self._notes: list[str] = []
-        self._pending: _MoveRequest | None = None
+        self._pending: _MoveRequest | _Swap2Request | None = None
         self._lock = threading.Lock()
         self._closed = False
         self._latency = LagMeter()   # how late answers came out past their budget (ms)
@@ -281,7 +293,7 @@ class GomocupBrain:
         kind, lines = self._block
         self._block = None
         if kind == "SWAP2BOARD":
-            raise ProtocolError("swap2 openings are not supported")
+            return self._swap2(lines)
         game = self._game()
         stones: dict[int, int] = {}        # in the listed order (dicts keep it)
         for text in lines:
@@ -307,10 +319,7 @@ class GomocupBrain:
         state = self._position(listed)
         settings = self.settings
         self._measure_clock_lag()
-        empty = state.width * state.height - len(self._stones)
-        limits = keep_back_latency(move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
-                                               len(self._stones), empty=empty, lag_ms=self._clock_lag.mean),
-                                   self._latency.worst)
+        limits = self._move_limits(len(self._stones), state.width * state.height - len(self._stones))
         engine = self._engine_for(state.game)   # may load a network: its time counts
         hard = limits.time
         assert hard is not None                 # move_budget always sets a hard time
@@ -343,6 +352,80 @@ class GomocupBrain:
             self._answer(request, None, None)
 
         engine.go(state, limits, on_info=on_info, on_done=on_done, on_error=on_error)
+
+    def _move_limits(self, stones: int, empty: int) -> Limits:
+        """One move's budget from the match settings, less the answers' worst latency so far."""
+        settings = self.settings
+        return keep_back_latency(move_budget(settings.timeout_turn, settings.time_left, settings.timeout_match,
+                                             stones, empty=empty, lag_ms=self._clock_lag.mean),
+                                 self._latency.worst)
+
+    # ---- swap2 ----------------------------------------------------------------------
+    def _swap2(self, lines: list[str]) -> None:
+        """SWAP2BOARD's stones (x,y in play order; a field after them is ignored): 0, 3 or 5."""
+        game = self._game()
+        cells = []
+        for text in lines:
+            numbers = parse_ints(text, 3, "x,y") if text.count(",") == 2 else parse_ints(text, 2, "x,y")
+            x, y = numbers[0], numbers[1]
+            if not (0 <= x < game.width and 0 <= y < game.height):
+                raise ProtocolError(f"{x},{y} is off the {game.width}x{game.height} board")
+            cells.append(game.index(x, y))
+        if len(cells) not in (0, 3, 5):
+            raise ProtocolError(f"SWAP2BOARD with {len(cells)} stones (expected 0, 3 or 5)")
+        try:
+            state = game.state_from_moves(cells)
+        except IllegalMoveError as exc:
+            raise ProtocolError(f"SWAP2BOARD: {exc}") from None
+        if state.outcome() is not None:
+            raise ProtocolError("SWAP2BOARD: the stones already end the game")
+        limits = self._move_limits(len(cells), game.width * game.height - len(cells))
+        engine = self._engine_for(game)
+        seconds = max(INSTANT_S, limits.time or INSTANT_S)
+        request = _Swap2Request()
+        self._pending = request
+
+        def evaluate(position: GomokuState, budget: float) -> tuple[float, int | None]:
+            return self._search_value(engine, position, budget)
+
+        def think() -> None:
+            lines: list[str] = []
+            try:
+                choice = (propose_swap2_stones(game, evaluate, seconds) if not cells
+                          else choose_swap2_side(state, evaluate, seconds))
+                lines = ["MESSAGE " + choice.describe(game), "SWAP" if choice.swap else " ".join(
+                    game.format_move(None, move) for move in choice.stones)]
+            except Exception as exc:   # a bug must not kill the brain or leave the manager waiting
+                lines = [f"ERROR swap2 failed: {type(exc).__name__}: {exc}".replace("\n", " ")]
+            finally:
+                with self._lock:
+                    if not self._closed:
+                        for line in lines:
+                            self._write(line)
+                request.done.set()
+
+        threading.Thread(target=think, name="swap2", daemon=True).start()
+
+    def _search_value(self, engine: SearchThread, state: GomokuState, seconds: float) -> tuple[float, int | None]:
+        """A search of `seconds` (and the brain's node cap): its value for the side to move
+        and its move; (0, None) if it failed or the brain is closing."""
+        if self._closed:
+            return 0.0, None
+        finished = threading.Event()
+        results: list[SearchResult] = []
+
+        def on_done(result: SearchResult) -> None:
+            results.append(result)
+            finished.set()
+
+        limits = Limits(time=seconds, nodes=self.options.nodes)
+        engine.go(state, limits, on_done=on_done, on_error=lambda exc: finished.set())
+        if not finished.wait(seconds + WATCHDOG_GRACE_S):
+            engine.stop()
+            finished.wait(WATCHDOG_GRACE_S)
+        if not results:
+            return 0.0, None
+        return results[0].value, results[0].best_move
 
     def _overrun(self, request: _MoveRequest) -> None:
         """Watchdog: the searcher missed its hard limit; stop it, then answer without it."""

@@ -219,13 +219,17 @@ class GomocupClient:
         if answer != "OK":
             raise GomocupError(f"{line.split()[0]}: brain answered {answer!r}", answer)
 
-    def _move(self, lines: Iterable[str], timeout: float) -> tuple[int, int]:
+    def _exchange(self, lines: Iterable[str], timeout: float) -> str:
+        """Send a request's lines; its answer, timed from the last line sent."""
         sent = 0.0
         for line in lines:
             sent = self.send(line)
         stamp, answer = self._read(sent + timeout, timeout)
         self.last_move_time = stamp - sent
-        return parse_move(answer)
+        return answer
+
+    def _move(self, lines: Iterable[str], timeout: float) -> tuple[int, int]:
+        return parse_move(self._exchange(lines, timeout))
 
     # ---- the protocol -----------------------------------------------------------------
     def start(self, width: int, height: int | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -254,6 +258,17 @@ class GomocupClient:
         """Set the position (x, y, field: 1 brain, 2 opponent, 3 continuous mark) and ask a move."""
         lines = ["BOARD"] + [f"{x},{y},{f}" for x, y, f in stones] + ["DONE"]
         return self._move(lines, timeout)
+
+    def swap2board(self, stones: Iterable[tuple[int, int]], *, timeout: float) -> list[tuple[int, int]] | None:
+        """SWAP2BOARD with the swap2 stones so far (x, y in play order: none, three or five).
+        Returns the brain's stones (three proposed; the fourth and maybe fifth; the sixth) or
+        None when it answered SWAP (it takes black)."""
+        answer = self._exchange(["SWAP2BOARD"] + [f"{x},{y}" for x, y in stones] + ["DONE"], timeout)
+        if answer.strip().upper() == "SWAP":
+            return None
+        if answer.startswith(("ERROR", "UNKNOWN")) or not answer.split():
+            raise GomocupError(f"SWAP2BOARD: brain answered {answer!r}", answer)
+        return [parse_move(part) for part in answer.split()]
 
     def play(self, x: int, y: int, *, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, int]:
         """PLAY x,y (answer to a brain's SUGGEST): the brain echoes the move."""

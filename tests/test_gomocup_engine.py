@@ -130,6 +130,35 @@ def test_board_is_a_valid_first_request_even_empty():
         assert client.stderr_lines == []
 
 
+@pytest.mark.parametrize("player", ["alphabeta", "mcts"])
+def test_a_swap2_opening_then_the_game(player):
+    """The manager's swap2 dialogue (Gomocup's experimental tournament, exactly five): the brain
+    proposes three stones, then, given them, takes a side; the game goes on with BOARD."""
+    game = get_game("gomoku", width=15, rule="standard")
+    argv = [console_script("pbrain-plyzero"), "--player", player]
+    with GomocupClient(argv, env=engine_env()) as client:
+        client.start(15)
+        client.info("timeout_turn", TURN_MS)
+        client.info("rule", 1)
+        proposed = client.swap2board([], timeout=TURN_MS / 1000 + 5.0)   # the first request may load a network
+        assert proposed is not None and len(set(proposed)) == 3
+        state = game.state_from_moves([game.index(x, y) for x, y in proposed])
+        assert all(max(abs(x - 7), abs(y - 7)) <= 2 for x, y in proposed)
+        answer = client.swap2board(proposed, timeout=TURN_MS / 1000 + TOLERANCE_S)
+        if answer is None:                      # it took black: white (the test) plays the fourth stone
+            state = state.play(game.index(7, 9) if state.is_legal(game.index(7, 9)) else state.legal_moves()[0])
+        else:
+            assert len(answer) == 1 and state.is_legal(game.index(*answer[0]))
+            state = state.play(game.index(*answer[0]))
+            state = state.play(next(m for m in state.legal_moves() if m != game.index(7, 9)))  # black's fifth
+        brain_colour = state.to_play
+        stones = [(*game.coords(m), 1 if state.cells[m] == brain_colour + 1 else 2)
+                  for m in range(225) if state.cells[m]]
+        x, y = client.board(stones, timeout=TURN_MS / 1000 + TOLERANCE_S)
+        assert state.is_legal(game.index(x, y))
+        assert client.stderr_lines == []
+
+
 def test_bad_input_gets_answers_and_the_brain_keeps_playing():
     with brain() as client:
         assert client.request("HELLO world").startswith("UNKNOWN")

@@ -11,6 +11,7 @@ import pytest
 from engine.players import PlayerOptions, make_searcher
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
+from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, PROPOSE_MIN_SECONDS, PROPOSE_SCREEN_SHARE
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
 from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS,
@@ -152,11 +153,11 @@ def test_state_from_stones_equals_replay_and_takes_overlines_under_standard():
 class Recorder:
     """A fake searcher: records what it was asked and plays a scripted or the first legal move."""
 
-    def __init__(self, move=None, raise_error=False, hang=0.0):
+    def __init__(self, move=None, raise_error=False, hang=0.0, value=0.0):
         self.states: list[GomokuState] = []
         self.limits: list[Limits] = []
         self.options: list[PlayerOptions] = []
-        self.move, self.raise_error, self.hang = move, raise_error, hang
+        self.move, self.raise_error, self.hang, self.value = move, raise_error, hang, value
 
     def factory(self, game, options):
         self.options.append(options)
@@ -173,7 +174,7 @@ class Recorder:
         if self.hang:
             time.sleep(self.hang)      # ignores stop on purpose
         move = self.move if self.move is not None else state.legal_moves()[0]
-        return SearchResult(best_move=move, value=0.0)
+        return SearchResult(best_move=move, value=self.value)
 
 
 def talk(script: str, *, fake: Recorder | None = None, player: str = "random") -> list[str]:
@@ -306,9 +307,45 @@ def test_restart_clears_the_board():
     assert fake.states[-1].ply == 0
 
 
-def test_swap2board_is_refused_once():
-    lines = talk("START 15\nSWAP2BOARD\n7,7,1\nDONE\nBEGIN\n")
-    assert lines[1].startswith("ERROR") and MOVE.match(answers(lines)[2])
+SWAP2_THREE = "SWAP2BOARD\n7,7\n7,6\n8,8\nDONE\n"
+
+
+def test_swap2board_without_stones_proposes_three_near_the_centre():
+    fake = Recorder()
+    lines = answers(talk("INFO timeout_turn 300\nSTART 15\n" + "SWAP2BOARD\nDONE\n", fake=fake))
+    cells = [tuple(map(int, part.split(","))) for part in lines[1].split()]
+    assert len(cells) == 3 and len(set(cells)) == 3
+    assert cells[0] == (7, 7) and all(max(abs(x - 7), abs(y - 7)) <= 2 for x, y in cells)
+    assert fake.states and all(state.ply == 3 and state.to_play == 1 for state in fake.states)
+    assert len(fake.states) <= 0.3 * PROPOSE_SCREEN_SHARE / PROPOSE_MIN_SECONDS + PROPOSE_FINALISTS
+    assert all(0 < limits.time <= 0.3 for limits in fake.limits)
+
+
+@pytest.mark.parametrize("value,swaps", [(-0.3, True), (0.3, False)])
+def test_swap2board_with_three_stones_swaps_when_white_is_worse(value, swaps):
+    fake = Recorder(value=value)
+    lines = answers(talk("START 15\n" + SWAP2_THREE, fake=fake))
+    assert fake.states[-1].ply == 3
+    if swaps:
+        assert lines[1] == "SWAP"
+    else:
+        assert MOVE.match(lines[1]) and fake.states[-1].is_legal(fake.states[-1].game.parse_move(fake.states[-1], lines[1]))
+
+
+def test_swap2board_with_five_stones_plays_the_sixth_then_the_game_goes_on():
+    fake = Recorder(value=0.1)
+    script = ("START 15\nSWAP2BOARD\n7,7\n7,6\n8,8\n6,6\n9,9\nDONE\n"
+              "BOARD\n7,7,2\n7,6,1\n8,8,2\n6,6,1\n9,9,2\n0,0,1\n5,5,2\nDONE\n")
+    lines = answers(talk(script, fake=fake))
+    assert MOVE.match(lines[1]) and MOVE.match(lines[2])
+    assert fake.states[-1].ply == 7 and fake.states[-1].to_play == 1
+
+
+@pytest.mark.parametrize("block", ["7,7\n", "7,7\n7,7\n8,8\n", "7,7\n7,6\n15,8\n", "7,7\nfoo\n8,8\n",
+                                   "7,7\n7,6\n8,8\n9,9\n"])
+def test_a_bad_swap2board_is_an_error_and_the_brain_keeps_serving(block):
+    lines = answers(talk(f"START 15\nSWAP2BOARD\n{block}DONE\nBEGIN\n"))
+    assert lines[1].startswith("ERROR") and MOVE.match(lines[2])
 
 
 def test_finished_game_is_an_error():
