@@ -66,6 +66,8 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--openings", type=click.Path(dir_okay=False), default=None,
               help="Chess EPD/PGN, or gomoku 'dx,dy ...' lines (default: built-in / generated).")
 @click.option("--opening-plies", type=click.IntRange(min=0), default=None, help="Stones in generated gomoku openings.")
+@click.option("--swap2", is_flag=True, default=None,
+              help="Gomoku: the engines place the opening by swap2 (SWAP2BOARD), each proposing once a pair.")
 @click.option("--movetime", type=click.FloatRange(min=0.001), default=None, help="Seconds per move.")
 @click.option("--tc", default=None, help="Chess clock moves/base+inc (40/60+0.6, 10+0.1); gomoku: match seconds.")
 @click.option("--nodes", type=click.IntRange(min=1), default=None)

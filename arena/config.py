@@ -140,12 +140,15 @@ class TournamentConfig:
     concurrency: int = 1
     db: str = "arena.sqlite"
     pgn_out: str | None = None
+    swap2: bool = False                    # gomoku: the engines place the opening by swap2
 
     def fingerprint(self) -> str:
         """Hash of everything that decides how a game is played; games count, format,
-        concurrency and output paths are left out, so raising --games resumes and adds."""
+        concurrency and output paths are left out, so raising --games resumes and adds
+        (and swap2 while off, so databases from before it resume)."""
         payload = {k: v for k, v in asdict(self).items()
-                   if k not in ("games", "format", "concurrency", "db", "pgn_out", "sprt", "boards")}
+                   if k not in ("games", "format", "concurrency", "db", "pgn_out", "sprt", "boards")
+                   and not (k == "swap2" and not v)}
         text = json.dumps(payload, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -347,7 +350,7 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     known = {"game", "board", "boards", "rule", "games", "format", "openings", "opening_plies",
              "movetime", "tc", "match_time", "nodes", "depth", "margin", "timeout", "maxmoves",
              "max_moves", "draw", "resign", "sprt", "seed", "concurrency", "db", "pgn_out",
-             "engine", "engines", "max_memory", "suspend"}
+             "engine", "engines", "max_memory", "suspend", "swap2"}
     unknown = set(merged) - known
     if unknown:
         raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -432,6 +435,11 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
     if openings is not None and not Path(openings).is_file():
         raise ConfigError(f"openings file {openings!r} not found")
     plies = merged.get("opening_plies")
+    swap2 = bool(merged.get("swap2", False))
+    if swap2 and not gomocup:
+        raise ConfigError(f"swap2 is a gomoku opening: {game} has none")
+    if swap2 and (openings is not None or plies is not None):
+        raise ConfigError("swap2: the engines place the opening; leave out openings and opening_plies")
     return TournamentConfig(
         game=game, engines=_unique_names(engines), boards=boards, rule=rule,
         games=_int(merged.get("games", 2), "games"), format=fmt, openings=openings,
@@ -439,4 +447,4 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
         limits=limits, adjudication=_adjudication(merged), sprt=_sprt(merged.get("sprt")),
         seed=int(merged.get("seed", 1)),
         concurrency=_int(merged.get("concurrency", os.cpu_count() or 1), "concurrency"),
-        db=str(merged.get("db", "arena.sqlite")), pgn_out=merged.get("pgn_out"))
+        db=str(merged.get("db", "arena.sqlite")), pgn_out=merged.get("pgn_out"), swap2=swap2)

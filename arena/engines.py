@@ -229,12 +229,27 @@ class GomocupPlayer:
         """The stone in Gomocup's `x,y`."""
         return self.move([position.game.coords(m) for m in position.played], clocks[side], deadline)
 
+    def swap2(self, stones: Sequence[tuple[int, int]], clock: Clock, deadline: float) -> list[tuple[int, int]] | None:
+        """SWAP2BOARD with the opening's stones so far (arena/swap2.py): the brain's stones, or
+        None for SWAP.  The game then goes on with BOARD, as Gomocup's manager does."""
+        try:
+            self._tell_clock(clock)
+            answer = self.client.swap2board(stones, timeout=deadline)
+        except GomocupClientError as exc:
+            raise self._fault(exc) from None
+        self.known = 0
+        return answer
+
+    def _tell_clock(self, clock: Clock) -> None:
+        """INFO time_left before a request (its messages start afresh)."""
+        remaining = clock.remaining
+        self.client.info("time_left", UNLIMITED_MS if remaining is None else int(remaining * 1000))
+        self.client.messages.clear()
+
     def move(self, moves: Sequence[tuple[int, int]], clock: Clock, deadline: float) -> tuple[str, dict[str, Any]]:
         """moves: every stone so far, (x, y), first player first.  Returns the answer 'x,y'."""
         try:
-            remaining = clock.remaining
-            self.client.info("time_left", UNLIMITED_MS if remaining is None else int(remaining * 1000))
-            self.client.messages.clear()
+            self._tell_clock(clock)
             if self.known and len(moves) == self.known + 1:
                 x, y = self.client.turn(*moves[-1], timeout=deadline)
             elif not moves:

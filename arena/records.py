@@ -33,6 +33,7 @@ class GameJob:
     opening: Opening
     limits: MoveLimits
     adjudication: Adjudication = field(default_factory=Adjudication)
+    swap2: bool = False            # gomoku: the engines place the opening (first proposes; arena/swap2.py)
 
     @property
     def board_label(self) -> str:

@@ -16,6 +16,7 @@ from arena.config import Adjudication
 from arena.engines import EngineFault, EnginePool, Position
 from arena.openings import start_position
 from arena.records import GameJob, GameRecord
+from arena.swap2 import PROPOSER, Swap2Fault, play_swap2
 from engine.games import Game, IllegalMoveError, State, game_on_board
 
 __all__ = ["play_game", "Adjudicator"]
@@ -80,16 +81,16 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
         state = state.play(move)
     start_fen = job.opening.fen
     opening_plies = len(moves)
+    opening_text = job.opening.describe()
     clocks = [Clock(spec.limits(job.limits)) for spec in specs]
-    adjudicator = Adjudicator(job.adjudication, state.ply, board_fills=game.stones)
     times: list[float] = []
     infos: list[dict[str, Any]] = []
 
     def record(score: float, reason: str, forfeit: str | None = None) -> GameRecord:
         return GameRecord(
             key=job.key, seq=job.seq, pair=job.pair, game=job.game, board=job.board_label, rule=job.rule,
-            first=job.first.name, second=job.second.name, opening_name=job.opening.name,
-            opening=job.opening.describe(), start_fen=start_fen, moves=tuple(moves),
+            first=specs[0].name, second=specs[1].name, opening_name=job.opening.name,
+            opening=opening_text, start_fen=start_fen, moves=tuple(moves),
             opening_plies=opening_plies, score=score, reason=reason, forfeit=forfeit,
             times=tuple(round(t, 4) for t in times), infos=tuple(infos), started=started,
             duration=round(time.monotonic() - t0, 3))
@@ -106,6 +107,27 @@ def _play(job: GameJob, pool: EnginePool) -> GameRecord:
         except EngineFault as fault:
             return forfeit(side, fault.reason if fault.reason != "crash" else "failed to start")
         players.append(player)
+
+    if job.swap2:   # the engines place the opening and decide the colours (arena/swap2.py)
+        try:
+            swap2 = play_swap2(game, players, clocks)
+        except Swap2Fault as fault:
+            return forfeit(fault.side, fault.reason)
+        if swap2.black != PROPOSER:
+            specs, players, clocks = specs[::-1], players[::-1], clocks[::-1]
+        for move in swap2.stones:
+            moves.append(game.format_move(state, move))
+            played.append(move)
+            state = state.play(move)
+        opening_plies = len(swap2.stones)
+        opening_text = "swap2: " + " ".join(moves)
+        if swap2.move is not None:   # white's stone of a stay: the game's first move
+            moves.append(game.format_move(state, swap2.move))
+            played.append(swap2.move)
+            state = state.play(swap2.move)
+            times.append(swap2.move_time)
+            infos.append({})
+    adjudicator = Adjudicator(job.adjudication, state.ply - len(times), board_fills=game.stones)
 
     while True:
         outcome = state.outcome()

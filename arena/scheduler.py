@@ -47,7 +47,8 @@ def build_schedule(config: TournamentConfig, openings: Sequence[Opening] | None)
     jobs: list[GameJob] = []
     boards: Sequence[int | None] = config.boards or (None,)
     for k in range((config.games + 1) // 2):
-        opening = opening_for(config.game, openings, config.seed, k, config.opening_plies)
+        opening = (Opening(name="swap2") if config.swap2
+                   else opening_for(config.game, openings, config.seed, k, config.opening_plies))
         for board in boards:
             for a, b in pairings(config.engines, config.format):
                 for g, (first, second) in enumerate(((a, b), (b, a))):
@@ -56,7 +57,8 @@ def build_schedule(config: TournamentConfig, openings: Sequence[Opening] | None)
                     key = f"{fingerprint}:{board or 'chess'}:{a.name}:{b.name}:{k}:{g}"
                     jobs.append(GameJob(key=key, seq=len(jobs), pair=k, game=config.game, board=board,
                                         rule=config.rule, first=first, second=second, opening=opening,
-                                        limits=config.limits, adjudication=config.adjudication))
+                                        limits=config.limits, adjudication=config.adjudication,
+                                        swap2=config.swap2))
     return jobs
 
 

@@ -5,7 +5,11 @@ MODE: ok | crash (exit) | hang (never answer) | illegal (an occupied cell) |
       garbage (noise, then an answer that is not x,y) | bigboard (refuses sizes over 10) |
       eval (as Rapfi: `MESSAGE ... | Eval v | ...` before each move, v = 40 * (own stones -
       opponent stones), and, like Rapfi just after a move, ignores the next command) |
-      plain (no MESSAGE line at all)
+      plain (no MESSAGE line at all) |
+      swap2-stay / swap2-swap / swap2-place / swap2-bad: SWAP2BOARD answers (every other mode
+      answers it too: three stones by the centre, then stays with one stone); given three stones
+      -stay plays one, -swap answers SWAP (and given five too), -place places two (and given
+      five stays with one); -bad proposes two stones instead of three
 LOG, when given (4th argument), gets every command line received, for tests.
 """
 import sys
@@ -28,6 +32,27 @@ busy = False   # eval mode: the command right after a move is ignored (Rapfi's "
 stones: dict[tuple[int, int], int] = {}
 requests = 0
 in_board = False
+swap2: list[tuple[int, int]] | None = None   # SWAP2BOARD's stones until DONE
+
+
+def nearest_empty(count: int) -> list[tuple[int, int]]:
+    c, cy = size // 2, height // 2
+    empty = [(x, y) for x in range(size) for y in range(height) if (x, y) not in stones]
+    return sorted(empty, key=lambda p: (abs(p[0] - c) + abs(p[1] - cy), p))[:count]
+
+
+def answer_swap2(given: list[tuple[int, int]]) -> None:
+    global stones
+    stones = {cell: 1 for cell in given}
+    if not given:
+        c, cy = size // 2, height // 2
+        proposal = [(c, cy), (c, cy - 1), (c + 1, cy + 1)][:2 if mode == "swap2-bad" else 3]
+        say(" ".join(f"{x},{y}" for x, y in proposal))
+    elif mode == "swap2-swap":
+        say("SWAP")
+    else:
+        count = 2 if mode == "swap2-place" and len(given) == 3 else 1
+        say(" ".join(f"{x},{y}" for x, y in nearest_empty(count)))
 
 
 def answer() -> None:
@@ -72,6 +97,14 @@ for raw in sys.stdin:
     if busy and not in_board:
         busy = False
         continue
+    if swap2 is not None:
+        if line == "DONE":
+            given, swap2 = swap2, None
+            answer_swap2(given)
+        else:
+            x, y = (int(v) for v in line.split(","))
+            swap2.append((x, y))
+        continue
     if in_board:
         if line == "DONE":
             in_board = False
@@ -104,6 +137,8 @@ for raw in sys.stdin:
     elif cmd == "BOARD":
         stones = {}
         in_board = True
+    elif cmd == "SWAP2BOARD":
+        swap2 = []
     elif cmd == "INFO":
         pass
     elif cmd == "ABOUT":
