@@ -293,7 +293,8 @@ class GomocupBrain:
         kind, lines = self._block
         self._block = None
         if kind == "SWAP2BOARD":
-            return self._swap2(lines)
+            self._swap2(lines)   # answered by its worker thread
+            return None
         game = self._game()
         stones: dict[int, int] = {}        # in the listed order (dicts keep it)
         for text in lines:
