@@ -184,11 +184,13 @@ def test_bad_input_gets_answers_and_the_brain_keeps_playing():
         assert client.stderr_lines == []
 
 
-def test_end_exits_at_once_even_mid_search():
+@pytest.mark.parametrize("request_lines", [["BEGIN"], ["SWAP2BOARD", "DONE"]])
+def test_end_exits_at_once_even_mid_search(request_lines):
     with brain() as client:
         client.start(15)
         client.info("timeout_turn", 20000)
-        client.send("BEGIN")
+        for line in request_lines:
+            client.send(line)
         time.sleep(0.5)                     # the brain is thinking now (20 s budget)
         started = time.monotonic()
         code = client.end(wait=1.0)
