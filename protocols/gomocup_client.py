@@ -259,11 +259,17 @@ class GomocupClient:
         lines = ["BOARD"] + [f"{x},{y},{f}" for x, y, f in stones] + ["DONE"]
         return self._move(lines, timeout)
 
-    def swap2board(self, stones: Iterable[tuple[int, int]], *, timeout: float) -> list[tuple[int, int]] | None:
+    def swap2board(self, stones: Sequence[tuple[int, int]], *, timeout: float) -> list[tuple[int, int]] | None:
         """SWAP2BOARD with the swap2 stones so far (x, y in play order: none, three or five).
         Returns the brain's stones (three proposed; the fourth and maybe fifth; the sixth) or
-        None when it answered SWAP (it takes black)."""
-        answer = self._exchange(["SWAP2BOARD"] + [f"{x},{y}" for x, y in stones] + ["DONE"], timeout)
+        None when it answered SWAP (it takes black).
+
+        Each stone goes as BOARD's `x,y,field`, the field as seen by the brain asked, which
+        holds the side to move (1 its stones, 2 the others): Rapfi reads them so and refuses a
+        bare `x,y`; brains that read `x,y` alone (KataGomo, ours) take the first two numbers."""
+        to_move = len(stones) % 2
+        lines = [f"{x},{y},{1 if i % 2 == to_move else 2}" for i, (x, y) in enumerate(stones)]
+        answer = self._exchange(["SWAP2BOARD", *lines, "DONE"], timeout)
         if answer.strip().upper() == "SWAP":
             return None
         if answer.startswith(("ERROR", "UNKNOWN")) or not answer.split():

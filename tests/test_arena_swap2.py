@@ -94,3 +94,18 @@ def test_swap2_off_leaves_the_resume_keys_of_older_databases_alone():
                if k not in ("games", "format", "concurrency", "db", "pgn_out", "sprt", "boards", "swap2")}
     text = json.dumps(payload, sort_keys=True, default=str)
     assert plain.fingerprint() == hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_the_client_sends_the_stones_as_board_lines_seen_by_the_side_to_move(tmp_path):
+    """Rapfi refuses SWAP2BOARD's stones without a field: each goes as `x,y,field`, 1 for the
+    stones of the brain asked (the side to move), 2 for the others."""
+    from protocols.gomocup_client import GomocupClient
+
+    log = tmp_path / "commands.log"
+    with GomocupClient([sys.executable, str(FAKE), "ok", "1", "0", str(log)]) as client:
+        client.start(9)
+        assert client.swap2board([(4, 4), (4, 3), (5, 5)], timeout=5.0) is not None
+        assert client.swap2board([(4, 4), (4, 3), (5, 5), (3, 3), (6, 6)], timeout=5.0) is not None
+    lines = log.read_text().splitlines()
+    assert lines[1:6] == ["SWAP2BOARD", "4,4,2", "4,3,1", "5,5,2", "DONE"]
+    assert lines[6:13] == ["SWAP2BOARD", "4,4,2", "4,3,1", "5,5,2", "3,3,1", "6,6,2", "DONE"]

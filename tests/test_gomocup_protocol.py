@@ -308,6 +308,7 @@ def test_restart_clears_the_board():
 
 
 SWAP2_THREE = "SWAP2BOARD\n7,7\n7,6\n8,8\nDONE\n"
+SWAP2_THREE_FIELDS = "SWAP2BOARD\n7,7,2\n7,6,1\n8,8,2\nDONE\n"     # as BOARD's lines (Rapfi's reading)
 
 
 def test_swap2board_without_stones_proposes_three_near_the_centre():
@@ -321,11 +322,13 @@ def test_swap2board_without_stones_proposes_three_near_the_centre():
     assert all(0 < limits.time <= 0.3 for limits in fake.limits)
 
 
+@pytest.mark.parametrize("block", [SWAP2_THREE, SWAP2_THREE_FIELDS])
 @pytest.mark.parametrize("value,swaps", [(-0.3, True), (0.3, False)])
-def test_swap2board_with_three_stones_swaps_when_white_is_worse(value, swaps):
+def test_swap2board_with_three_stones_swaps_when_white_is_worse(value, swaps, block):
     fake = Recorder(value=value)
-    lines = answers(talk("START 15\n" + SWAP2_THREE, fake=fake))
+    lines = answers(talk("START 15\n" + block, fake=fake))
     assert fake.states[-1].ply == 3
+    assert fake.states[-1].stone_at(7, 7) == 1 and fake.states[-1].stone_at(7, 6) == 2
     if swaps:
         assert lines[1] == "SWAP"
     else:

@@ -102,7 +102,7 @@ for raw in sys.stdin:
             given, swap2 = swap2, None
             answer_swap2(given)
         else:
-            x, y = (int(v) for v in line.split(","))
+            x, y = (int(v) for v in line.split(",")[:2])   # x,y,field: the field is not needed
             swap2.append((x, y))
         continue
     if in_board:
