@@ -36,11 +36,10 @@ class Swap2Fault(Exception):
 class Swap2Result:
     """black: PROPOSER or CHOOSER.  stones: the cells placed as the opening (three or five).
     move: white's stone chosen with a stay (the fourth or sixth), the game's first move,
-    played by `mover` in `move_time` seconds; None after a SWAP."""
+    played in `move_time` seconds; None after a SWAP."""
     black: int
     stones: list[int]
     move: int | None = None
-    mover: int | None = None
     move_time: float = 0.0
 
 
@@ -52,12 +51,12 @@ def play_swap2(game: Any, players: Sequence[Any], clocks: Sequence[Clock]) -> Sw
     if reply is None:
         return Swap2Result(black=CHOOSER, stones=three)
     if len(reply) == 1:
-        return Swap2Result(black=PROPOSER, stones=three, move=reply[0], mover=CHOOSER, move_time=spent)
+        return Swap2Result(black=PROPOSER, stones=three, move=reply[0], move_time=spent)
     five = three + reply
     decision, spent = _ask(game, players, clocks, PROPOSER, five, want=(1,))
     if decision is None:
         return Swap2Result(black=PROPOSER, stones=five)
-    return Swap2Result(black=CHOOSER, stones=five, move=decision[0], mover=PROPOSER, move_time=spent)
+    return Swap2Result(black=CHOOSER, stones=five, move=decision[0], move_time=spent)
 
 
 def _ask(game: Any, players: Sequence[Any], clocks: Sequence[Clock], side: int, stones: list[int],
@@ -83,11 +82,7 @@ def _ask(game: Any, players: Sequence[Any], clocks: Sequence[Clock], side: int, 
     cells = []
     for x, y in answer:
         try:
-            if not (0 <= x < game.width and 0 <= y < game.height):
-                raise IllegalMoveError(f"{x},{y} is off the board")
-            cell = game.index(x, y)
-            if not state.is_legal(cell):
-                raise IllegalMoveError(f"{x},{y} is not a legal stone there")
+            cell = game.parse_move(state, f"{x},{y}")   # off the board, occupied, a foul
             state = state.play(cell)
         except IllegalMoveError as exc:
             raise Swap2Fault(side, f"bad swap2 answer ({exc})") from None
