@@ -1,0 +1,67 @@
+#!/bin/bash
+# One CPU self-play round for gomoku (issue 25 item 1, issue 27's leagues): the recipe behind caro1-3,
+# standard2 and renju2 on a two-core machine.  The network plays itself with the shipped search
+# (threat solver included) plus the self-play settings, then trains from itself on those games with
+# an anchor towards itself, then meets itself in three matches.  Each step is skipped when its output
+# exists, so a killed round reruns with the same command:
+#   data/sp       (selfplay.done) SELFPLAY_S [2400] seconds of self-play, at most GAMES [4000] games
+#                 on BOARDS [15] under RULE [freestyle]: 200 playouts on half the moves (kept), 50 on
+#                 the rest, 8 sampled opening plies, resignation at -0.9 with a fifth played out
+#   run/          STEPS [1600] steps from W, anchored to W (weight 0.5), resumed from run/state.pt
+#   cand/NAME.pt  the last checkpoint with its ONNX and int8 exports; validate.txt: W, the checkpoints
+#                 and NAME on the round's held-out games (policy top-1, value MSE, sign)
+#   gate-*.sqlite NAME against W under RULE, opening pairs with colours swapped: 15x15 at 1 s
+#                 (GATE_GAMES [100]), 15x15 at 0.2 s (GATE_GAMES), 20x20 at 1 s (GATE20_GAMES [40])
+# Usage (a work folder outside the checkout):
+#   W=weights/gomoku-renju2-res6x32.pt NAME=gomoku-renju3-res6x32 RULE=renju SEED=4501 WORK=/work/r45 \
+#     bash benchmarks/gomoku_selfplay_round.sh
+# About 40 + 8-15 + 30 + 6 + 15 minutes on two quiet cores.  The matches are timed: run nothing else
+# CPU-heavy beside them (the self-play counts playouts, not time, and may share the machine).
+# A smoke run of every step in about 5 minutes: SELFPLAY_S=60 GAMES=32 STEPS=120 GATE_GAMES=2 GATE20_GAMES=2.
+set -e
+CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
+W=$(realpath "${W:?the network to start from, e.g. weights/gomoku-renju2-res6x32.pt}")
+NAME=${NAME:?the candidate\'s name, e.g. gomoku-renju3-res6x32}
+RULE=${RULE:-freestyle}
+SEED=${SEED:-4501}
+STEPS=${STEPS:-1600}
+mkdir -p "${WORK:?a work folder}" && cd "$WORK"
+if [ ! -f selfplay.done ]; then
+  # timeout, the planned end, stops the workers with the shards already written whole; a rerun
+  # skips the finished shards and plays the rest.
+  timeout "${SELFPLAY_S:-2400}" engine selfplay --game gomoku --board "${BOARDS:-15}" --rule "$RULE" \
+    --weights "$W" --games "${GAMES:-4000}" --nodes 200 --full-share 0.5 --fast-nodes 50 --resign -0.9 \
+    --resign-playthrough 0.2 --temp-plies 8 --lockstep 16 --workers 2 --seed "$SEED" --out data/sp \
+    > selfplay.log 2>&1 || [ $? = 124 ]
+  touch selfplay.done
+fi
+LAST=run/ckpt-$(printf %07d "$STEPS").pt
+if [ ! -f "$LAST" ]; then
+  START="--init $W"; [ -f run/state.pt ] && START="--resume"
+  WARMUP=$(( STEPS < 1000 ? STEPS / 10 : 100 ))
+  engine train --game gomoku --data data/sp $START --anchor "$W" --anchor-weight 0.5 --steps "$STEPS" \
+    --batch-size 256 --lr 4e-4 --warmup "$WARMUP" --decay-steps $(( STEPS - WARMUP )) \
+    --checkpoint-every $(( STEPS / 4 )) --no-progress --threads 2 --device cpu --seed $(( SEED + 50 )) \
+    --run run >> train.log 2>&1
+fi
+if [ ! -f "cand/$NAME.int8.onnx" ]; then
+  mkdir -p cand && cp "$LAST" "cand/$NAME.pt"
+  python -m engine.nn.onnx_backend "cand/$NAME.pt" >> train.log 2>&1
+  engine quantize "cand/$NAME.pt" --seed $(( SEED % 1000 )) >> train.log 2>&1
+fi
+if [ ! -s validate.txt ]; then
+  for NET in "$W" run/ckpt-*.pt; do
+    echo "== $NET"; engine validate --game gomoku --data data/sp --weights "$NET"
+  done > validate.tmp 2>&1 && mv validate.tmp validate.txt
+fi
+short() { echo "$1" | sed -e 's/^gomoku-//' -e 's/-res.*//'; }    # gomoku-renju3-res6x32 -> renju3
+# arena run resumes a database with the same settings, and returns at once from a finished one.
+gate() {
+  arena run --game gomoku --rule "$RULE" --engine "name=$(short "$NAME"),player=mcts,weights=$WORK/cand/$NAME.pt" \
+    --engine "name=$(short "$(basename "$W" .pt)"),player=mcts,weights=$W" --opening-plies 3 \
+    --concurrency 2 "$@" >> gate.log 2>&1
+}
+gate --board 15 --games "${GATE_GAMES:-100}" --movetime 1 --seed $(( SEED + 3 )) --db gate-15-1.sqlite
+gate --board 15 --games "${GATE_GAMES:-100}" --movetime 0.2 --seed $(( SEED + 2 )) --db gate-15-0.2.sqlite
+gate --board 20 --games "${GATE20_GAMES:-40}" --movetime 1 --seed $(( SEED + 4 )) --db gate-20-1.sqlite
+grep -E "^(Board|Score of|Elo difference|Ptnml)" gate.log | tail -n 12
