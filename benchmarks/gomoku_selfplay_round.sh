@@ -12,7 +12,7 @@
 #                 and NAME on the round's held-out games (policy top-1, value MSE, sign)
 #   gate-*.sqlite NAME against W under RULE, opening pairs with colours swapped: 15x15 at 1 s
 #                 (GATE_GAMES [100]), 15x15 at 0.2 s (GATE_GAMES), 20x20 at 1 s (GATE20_GAMES [40])
-# Usage (a work folder outside the checkout):
+# Usage (a work folder outside the checkout; the environment with `engine` and `arena` active):
 #   W=weights/gomoku-renju2-res6x32.pt NAME=gomoku-renju3-res6x32 RULE=renju SEED=4501 WORK=/work/r45 \
 #     bash benchmarks/gomoku_selfplay_round.sh
 # About 40 + 8-15 + 30 + 6 + 15 minutes on two quiet cores.  The matches are timed: run nothing else
