@@ -19,7 +19,6 @@
 # CPU-heavy beside them (the self-play counts playouts, not time, and may share the machine).
 # A smoke run of every step in about 5 minutes: SELFPLAY_S=60 GAMES=32 STEPS=120 GATE_GAMES=2 GATE20_GAMES=2.
 set -e
-CHECKOUT=$(cd "$(dirname "$0")/.." && pwd)
 W=$(realpath "${W:?the network to start from, e.g. weights/gomoku-renju2-res6x32.pt}")
 NAME=${NAME:?the candidate\'s name, e.g. gomoku-renju3-res6x32}
 RULE=${RULE:-freestyle}
