@@ -11,7 +11,7 @@ import pytest
 from engine.players import PlayerOptions, make_searcher
 from engine.games import GameSetupError, get_game
 from engine.games.gomoku import GomokuState
-from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, PROPOSE_MIN_SECONDS, PROPOSE_SCREEN_SHARE
+from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, PROPOSE_MIN_SECONDS, PROPOSE_SCREEN_SHARE, book_shapes
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
 from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS,
@@ -311,15 +311,30 @@ SWAP2_THREE = "SWAP2BOARD\n7,7\n7,6\n8,8\nDONE\n"
 SWAP2_THREE_FIELDS = "SWAP2BOARD\n7,7,2\n7,6,1\n8,8,2\nDONE\n"     # as BOARD's lines (Rapfi's reading)
 
 
-def test_swap2board_without_stones_proposes_three_near_the_centre():
+@pytest.mark.parametrize("board,rule", [(13, 0), (15, 4)])
+def test_swap2board_without_stones_proposes_three_near_the_centre_by_search(board, rule):
     fake = Recorder()
-    lines = answers(talk("INFO timeout_turn 300\nSTART 15\n" + "SWAP2BOARD\nDONE\n", fake=fake))
+    lines = answers(talk(f"INFO timeout_turn 300\nSTART {board}\nINFO rule {rule}\nSWAP2BOARD\nDONE\n", fake=fake))
     cells = [tuple(map(int, part.split(","))) for part in lines[1].split()]
+    c = board // 2
     assert len(cells) == 3 and len(set(cells)) == 3
-    assert cells[0] == (7, 7) and all(max(abs(x - 7), abs(y - 7)) <= 2 for x, y in cells)
+    assert cells[0] == (c, c) and all(max(abs(x - c), abs(y - c)) <= 2 for x, y in cells)
     assert fake.states and all(state.ply == 3 and state.to_play == 1 for state in fake.states)
     assert len(fake.states) <= 0.3 * PROPOSE_SCREEN_SHARE / PROPOSE_MIN_SECONDS + PROPOSE_FINALISTS
     assert all(0 < limits.time <= 0.3 for limits in fake.limits)
+
+
+@pytest.mark.parametrize("rule,code", [("freestyle", 0), ("standard", 1)])
+def test_swap2board_without_stones_proposes_a_book_opening_on_15x15(rule, code):
+    fake = Recorder()
+    lines = answers(talk(f"INFO timeout_turn 300\nSTART 15\nINFO rule {code}\nSWAP2BOARD\nDONE\n", fake=fake))
+    cells = [tuple(map(int, part.split(","))) for part in lines[1].split()]
+    game = get_game("gomoku", width=15, rule=rule)
+    shape = tuple((x - 7, y - 7) for x, y in cells)
+    images = {tuple((sx * (y if t else x), sy * (x if t else y)) for x, y in book)
+              for book in book_shapes(game) for sx in (1, -1) for sy in (1, -1) for t in (False, True)}
+    assert cells[0] == (7, 7) and shape in images
+    assert len(fake.states) == 1 and fake.states[0].ply == 3 and 0 < fake.limits[0].time <= 0.3
 
 
 @pytest.mark.parametrize("block", [SWAP2_THREE, SWAP2_THREE_FIELDS])

@@ -6,7 +6,8 @@ import random
 import pytest
 
 from engine.games import get_game
-from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, choose, opening_shapes, propose
+from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, book_shapes, choose, opening_shapes, propose
+from engine.games.gomoku.swap2_book import EVEN_OPENINGS
 
 
 def _canonical(shape):
@@ -46,9 +47,10 @@ class FakeSearch:
         return self.value(state), move
 
 
-@pytest.mark.parametrize("size", [15, 20])
-def test_propose_gives_the_most_even_candidate_it_searched(size):
-    game = get_game("gomoku", width=size)
+@pytest.mark.parametrize("size,rule", [(13, "freestyle"), (15, "renju"), (20, "caro")])
+def test_propose_gives_the_most_even_candidate_it_searched(size, rule):
+    game = get_game("gomoku", width=size, rule=rule)
+    assert not book_shapes(game)
     centre = game.index(size // 2, size // 2)
     # white's stone farther from black's second: the more even; exactly even only at distance 3
     def value(state):
@@ -70,7 +72,7 @@ def test_propose_gives_the_most_even_candidate_it_searched(size):
 
 
 def test_propose_keeps_to_a_short_budget_and_varies_with_the_seed():
-    game = get_game("gomoku", width=15)
+    game = get_game("gomoku", width=15, rule="renju")
     proposals = set()
     for seed in range(4):
         search = FakeSearch(lambda state: 0.0)
@@ -78,6 +80,34 @@ def test_propose_keeps_to_a_short_budget_and_varies_with_the_seed():
         assert len(search.calls) <= 0.2 / 0.02 + PROPOSE_FINALISTS
         assert search.now <= 0.2 + 0.02 * (PROPOSE_FINALISTS + 1)
     assert len(proposals) > 1
+
+
+def test_the_book_holds_even_openings_each_once():
+    assert {rule for rule, _ in EVEN_OPENINGS} == {"freestyle", "standard"}
+    for (rule, board), openings in EVEN_OPENINGS.items():
+        shapes = [shape for shape, _ in openings]
+        assert len(shapes) >= 8 and len({_canonical(shape) for shape in shapes}) == len(shapes)
+        for shape, white_win in openings:
+            assert shape[0] == (0, 0) and len(set(shape)) == 3 and 0.4 <= white_win <= 0.6
+            assert all(max(abs(dx), abs(dy)) <= 4 for dx, dy in shape)
+
+
+@pytest.mark.parametrize("rule,size", sorted(EVEN_OPENINGS))
+def test_propose_takes_a_book_opening_in_a_random_symmetry(rule, size):
+    game = get_game("gomoku", width=size, rule=rule)
+    centre = size // 2
+    book = {_canonical(shape) for shape in book_shapes(game)}
+    proposals = set()
+    for seed in range(12):
+        search = FakeSearch(lambda state: -0.25)
+        answer = propose(game, search, 1.0, rng=random.Random(seed), clock=search.clock)
+        shape = tuple((x - centre, y - centre) for x, y in map(game.coords, answer.stones))
+        assert _canonical(shape) in book and shape[0] == (0, 0)
+        assert len(search.calls) == answer.searched == 1 and answer.value == -0.25 and answer.book
+        assert "a book opening" in answer.describe(game)
+        assert search.calls[0][0].ply == 3 and search.now <= 0.2    # searched only to report our reading
+        proposals.add(answer.stones)
+    assert len(proposals) >= 6                                      # not always the same stones
 
 
 @pytest.mark.parametrize("stones", [3, 5])

@@ -5,14 +5,16 @@ places three stones (black, white, black); the second either takes black (SWAP),
 and plays the fourth stone, or places the fourth and fifth stones (white, black) and hands the
 choice back; the first then takes black (SWAP) or plays white's sixth stone.
 
-Every choice here is one number: the value of the position for the side to move (white), as
-the player's own search sees it (`Evaluate`: the brain's searcher on a time budget).
-- To propose, search each candidate briefly and the most even few again, and propose the one
+- To propose where the book (`swap2_book.EVEN_OPENINGS`: openings a strong brain judged even,
+  by rule and board) has openings: one of them at random, in one of the eight board symmetries
+  at random, so a brain does not always propose the same stones.  Our own search at a
+  proposal's budget cannot find these: it reads every opening near the centre as black's by
+  about the same margin, and the one it found "most even" was one the opponent took black on.
+- Elsewhere, search each candidate briefly and the most even few again, and propose the one
   closest to 0: whichever side the opponent takes, it gains as little as we can find.  The
   candidates are the 26 classic three-stone openings (black in the centre, white next to it
-  straight or diagonally, black's second within two cells: renju's sure openings, one of the
-  eight board symmetries at random, so a brain does not always propose the same stones) and
-  as many again with white's first stone two cells away (more even under freestyle).
+  straight or diagonally, black's second within two cells: renju's sure openings, each in a
+  random symmetry) and as many again with white's first stone two cells away.
 - To choose (three or five stones given), search the position and stay (play the search's
   move as white) when its value for white is at least 0, else take black (SWAP).  The third
   option (two more stones, the choice handed back) is never taken: it lets the opponent take
@@ -26,8 +28,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from engine.games.gomoku.rules import GomokuGame, GomokuState
+from engine.games.gomoku.swap2_book import EVEN_OPENINGS, Opening
 
-__all__ = ["Evaluate", "Swap2Answer", "opening_shapes", "propose", "choose",
+__all__ = ["Evaluate", "Swap2Answer", "Shape", "opening_shapes", "book_shapes", "propose", "choose",
            "PROPOSE_MIN_SECONDS", "PROPOSE_SCREEN_SHARE", "PROPOSE_FINALISTS"]
 
 Evaluate = Callable[[GomokuState, float], tuple[float, "int | None"]]
@@ -36,25 +39,28 @@ Evaluate = Callable[[GomokuState, float], tuple[float, "int | None"]]
 PROPOSE_MIN_SECONDS = 0.02   # the least a candidate is searched: below that MCTS sees its network alone
 PROPOSE_SCREEN_SHARE = 0.6   # of the budget: every candidate once; the rest for the finalists
 PROPOSE_FINALISTS = 3        # the most even candidates, searched again with the rest
+BOOK_SEARCH_SHARE = 0.1      # of the budget: a book opening's search, only to report our reading of it
 
-Shape = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]   # (dx, dy) of black, white, black
+Shape = Opening   # (dx, dy) of black, white, black about the centre
 
 
 @dataclass(frozen=True)
 class Swap2Answer:
     """`swap`: take black; else `stones` are the stones to place (three proposed, or the
     fourth or sixth).  `value`: the searched position's value for white to move, `searched`
-    how many positions were searched for it."""
+    how many positions were searched for it; `book`: the stones are a book opening."""
     swap: bool = False
     stones: tuple[int, ...] = ()
     value: float = 0.0
     searched: int = 1
+    book: bool = False
 
     def describe(self, game: GomokuGame) -> str:
         """One line for the manager's log (MESSAGE)."""
         what = "takes black (SWAP)" if self.swap else "places " + " ".join(
             game.format_move(None, move) for move in self.stones)
-        return f"swap2: {what}; white's value {self.value:+.2f} ({self.searched} searched)"
+        source = "a book opening; " if self.book else ""
+        return f"swap2: {what}; {source}white's value {self.value:+.2f} ({self.searched} searched)"
 
 
 def opening_shapes() -> list[Shape]:
@@ -96,10 +102,18 @@ def _symmetries() -> list[Callable[[tuple[int, int]], tuple[int, int]]]:
     return [symmetry(sx, sy, t) for sx in (1, -1) for sy in (1, -1) for t in (False, True)]
 
 
-def _candidate_moves(game: GomokuGame, rng: random.Random) -> list[tuple[int, int, int]]:
+def book_shapes(game: GomokuGame) -> list[Shape]:
+    """The book's even openings for this rule and board (none: propose by search)."""
+    if game.width != game.height:
+        return []
+    return [shape for shape, _ in EVEN_OPENINGS.get((game.rule, game.width), ())]
+
+
+def _placed(game: GomokuGame, shapes: list[Shape], rng: random.Random) -> list[tuple[int, int, int]]:
+    """Each shape about the centre in a random symmetry, where it fits on the board."""
     cx, cy = game.width // 2, game.height // 2
     out = []
-    for shape in opening_shapes():
+    for shape in shapes:
         turn = rng.choice(_symmetries())
         cells = [turn(p) for p in shape]
         if all(0 <= cx + dx < game.width and 0 <= cy + dy < game.height for dx, dy in cells):
@@ -112,10 +126,16 @@ def _candidate_moves(game: GomokuGame, rng: random.Random) -> list[tuple[int, in
 def propose(game: GomokuGame, evaluate: Evaluate, seconds: float, *,
             rng: random.Random | None = None, clock: Callable[[], float] = time.monotonic
             ) -> Swap2Answer:
-    """The three stones (black, white, black) whose position our search finds most even."""
+    """The three stones (black, white, black): a book opening, else the candidate whose
+    position our search finds most even."""
     rng = rng or random.Random()
+    book = _placed(game, book_shapes(game), rng)
+    if book:
+        moves = book[0]
+        value, _ = evaluate(game.state_from_moves(moves), max(PROPOSE_MIN_SECONDS, seconds * BOOK_SEARCH_SHARE))
+        return Swap2Answer(stones=moves, value=value, searched=1, book=True)
     deadline = clock() + seconds
-    candidates = _candidate_moves(game, rng)
+    candidates = _placed(game, opening_shapes(), rng)
     screened = max(1, min(len(candidates), int(seconds * PROPOSE_SCREEN_SHARE / PROPOSE_MIN_SECONDS)))
     candidates = candidates[:screened]
     scores: list[tuple[float, tuple[int, int, int]]] = []
