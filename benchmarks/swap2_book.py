@@ -19,28 +19,20 @@ import argparse
 import csv
 
 from engine.games import get_game
-from engine.games.gomoku.swap2 import Shape
+from engine.games.gomoku.swap2 import Shape, symmetries
 from engine.train.teacher import TeacherConfig
 from protocols.gomocup_teacher import gomocup_teacher
 
 
 def candidate_shapes(white_reach: int = 3, black_reach: int = 4) -> list[Shape]:
     """(dx, dy) of black, white, black about the centre, one of each set of mirror images."""
-    def images(white: tuple[int, int], black: tuple[int, int]):
-        for sx in (1, -1):
-            for sy in (1, -1):
-                for transpose in (False, True):
-                    def turn(p: tuple[int, int]) -> tuple[int, int]:
-                        x, y = (p[1], p[0]) if transpose else p
-                        return sx * x, sy * y
-                    yield turn(white), turn(black)
     seen = set()
     for wx in range(-white_reach, white_reach + 1):
         for wy in range(-white_reach, white_reach + 1):
             for bx in range(-black_reach, black_reach + 1):
                 for by in range(-black_reach, black_reach + 1):
                     if (wx, wy) != (0, 0) and (bx, by) not in ((0, 0), (wx, wy)):
-                        seen.add(min(images((wx, wy), (bx, by))))
+                        seen.add(min((turn((wx, wy)), turn((bx, by))) for turn in symmetries()))
     return [((0, 0), white, black) for white, black in sorted(seen)]
 
 

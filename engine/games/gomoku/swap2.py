@@ -30,7 +30,7 @@ from typing import Callable
 from engine.games.gomoku.rules import GomokuGame, GomokuState
 from engine.games.gomoku.swap2_book import EVEN_OPENINGS, Opening
 
-__all__ = ["Evaluate", "Swap2Answer", "Shape", "opening_shapes", "book_shapes", "propose", "choose",
+__all__ = ["Evaluate", "Swap2Answer", "Shape", "opening_shapes", "book_shapes", "symmetries", "propose", "choose",
            "PROPOSE_MIN_SECONDS", "PROPOSE_SCREEN_SHARE", "PROPOSE_FINALISTS"]
 
 Evaluate = Callable[[GomokuState, float], tuple[float, "int | None"]]
@@ -92,7 +92,7 @@ def _mirror_fixing(white: tuple[int, int]) -> Callable[[tuple[int, int]], tuple[
     return lambda p: p
 
 
-def _symmetries() -> list[Callable[[tuple[int, int]], tuple[int, int]]]:
+def symmetries() -> list[Callable[[tuple[int, int]], tuple[int, int]]]:
     """The board's eight symmetries about the centre, on (dx, dy) offsets."""
     def symmetry(sx: int, sy: int, transpose: bool) -> Callable[[tuple[int, int]], tuple[int, int]]:
         def turn(p: tuple[int, int]) -> tuple[int, int]:
@@ -114,7 +114,7 @@ def _placed(game: GomokuGame, shapes: list[Shape], rng: random.Random) -> list[t
     cx, cy = game.width // 2, game.height // 2
     out = []
     for shape in shapes:
-        turn = rng.choice(_symmetries())
+        turn = rng.choice(symmetries())
         cells = [turn(p) for p in shape]
         if all(0 <= cx + dx < game.width and 0 <= cy + dy < game.height for dx, dy in cells):
             moves = tuple(game.index(cx + dx, cy + dy) for dx, dy in cells)
