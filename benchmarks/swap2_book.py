@@ -9,9 +9,9 @@ black's second within four (one of each set of mirror images: 495 shapes) is sea
 brain at `--screen-nodes` with white to move; the `--finalists` nearest to even are searched
 again at `--nodes`, and the `--keep` nearest to even then are printed as the book's lines, each
 with the brain's win rate for white.  A node cap, not a clock: the judgement is the same on a busy
-machine.  Why a book: our own search at a proposal's budget sees every opening near the centre
-within a few per cent of every other and reads them all as black's, so the opening it found "most
-even" was one the opponent took black on (docs/measurements/swap2.md).
+machine.  Why a book: the proposer's old candidates (within two cells) are nearly all black's by
+Rapfi's reading, so the one our search found "most even" was one the opponent took black on
+(docs/measurements/swap2.md).
 """
 from __future__ import annotations
 
