@@ -7,10 +7,12 @@
 #   data/sp       (selfplay.done) SELFPLAY_S [2400] seconds of self-play, at most GAMES [4000] games
 #                 on BOARDS [15] under RULE [freestyle]: 200 playouts on half the moves (kept), 50 on
 #                 the rest, 8 sampled opening plies, resignation at -0.9 with a fifth played out
-#   run/          STEPS [1600] steps from W, anchored to W (weight 0.5), resumed from run/state.pt
+#   run/          STEPS [1600] steps from W, anchored to W (weight 0.5), resumed from run/state.pt;
+#                 OLD_DATA (shard folders, space-separated) joins data/sp as a replay window
 #   cand/NAME.pt  the last checkpoint with its ONNX and int8 exports; validate.txt: W, the checkpoints
 #                 and NAME on the round's held-out games (policy top-1, value MSE, sign)
-#   gate-*.sqlite NAME against W under RULE, opening pairs with colours swapped: 15x15 at 1 s
+#   gate-*.sqlite NAME against BASE [W] (the shipped default when W is an unshipped round) under RULE,
+#                 opening pairs with colours swapped: 15x15 at 1 s
 #                 (GATE_GAMES [100]), 15x15 at 0.2 s (GATE_GAMES), 20x20 at 1 s (GATE20_GAMES [40])
 # Usage (a work folder outside the checkout; the environment with `engine` and `arena` active):
 #   W=weights/gomoku-renju2-res6x32.pt NAME=gomoku-renju3-res6x32 RULE=renju SEED=4501 WORK=/work/r45 \
@@ -24,6 +26,8 @@ NAME=${NAME:?the candidate\'s name, e.g. gomoku-renju3-res6x32}
 RULE=${RULE:-freestyle}
 SEED=${SEED:-4501}
 STEPS=${STEPS:-1600}
+BASE=$(realpath "${BASE:-$W}")
+OLD=(); for D in ${OLD_DATA:-}; do OLD+=(--data "$(realpath "$D")"); done
 mkdir -p "${WORK:?a work folder}" && cd "$WORK"
 if [ ! -f selfplay.done ]; then
   # timeout, the planned end, stops the workers with the shards already written whole; a rerun
@@ -38,7 +42,7 @@ LAST=run/ckpt-$(printf %07d "$STEPS").pt
 if [ ! -f "$LAST" ]; then
   START="--init $W"; [ -f run/state.pt ] && START="--resume"
   WARMUP=$(( STEPS < 1000 ? STEPS / 10 : 100 ))
-  engine train --game gomoku --data data/sp $START --anchor "$W" --anchor-weight 0.5 --steps "$STEPS" \
+  engine train --game gomoku --data data/sp "${OLD[@]}" $START --anchor "$W" --anchor-weight 0.5 --steps "$STEPS" \
     --batch-size 256 --lr 4e-4 --warmup "$WARMUP" --decay-steps $(( STEPS - WARMUP )) \
     --checkpoint-every $(( STEPS / 4 )) --no-progress --threads 2 --device cpu --seed $(( SEED + 50 )) \
     --run run >> train.log 2>&1
@@ -57,7 +61,7 @@ short() { echo "$1" | sed -e 's/^gomoku-//' -e 's/-res.*//'; }    # gomoku-renju
 # arena run resumes a database with the same settings, and returns at once from a finished one.
 gate() {
   arena run --game gomoku --rule "$RULE" --engine "name=$(short "$NAME"),player=mcts,weights=$WORK/cand/$NAME.pt" \
-    --engine "name=$(short "$(basename "$W" .pt)"),player=mcts,weights=$W" --opening-plies 3 \
+    --engine "name=$(short "$(basename "$BASE" .pt)"),player=mcts,weights=$BASE" --opening-plies 3 \
     --concurrency 2 "$@" >> gate.log 2>&1
 }
 gate --board 15 --games "${GATE_GAMES:-100}" --movetime 1 --seed $(( SEED + 3 )) --db gate-15-1.sqlite
