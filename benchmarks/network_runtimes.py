@@ -32,14 +32,11 @@ class FixedFeed:
 
 
 def onnxruntime_rows(exports: dict[str, Path], feed: np.ndarray) -> dict[str, tuple[Callable, list]]:
-    import onnxruntime as ort
+    """Each export in the session players open (`onnx_backend._session`, one thread)."""
+    from engine.nn.onnx_backend import _session
     rows = {}
     for tag, path in exports.items():
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = _session(path, 1, "cpu")
         name = session.get_inputs()[0].name
         rows[f"onnxruntime {tag}"] = ((lambda s=session, n=name: s.run(None, {n: feed})),
                                       session.run(None, {name: feed}))
