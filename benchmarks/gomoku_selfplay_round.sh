@@ -17,8 +17,9 @@
 # Usage (a work folder outside the checkout; the environment with `engine` and `arena` active):
 #   W=weights/gomoku-renju2-res6x32.pt NAME=gomoku-renju3-res6x32 RULE=renju SEED=4501 WORK=/work/r45 \
 #     bash benchmarks/gomoku_selfplay_round.sh
-# About 40 + 8-15 + 30 + 6 + 15 minutes on two quiet cores (caro: 40 + 11 + 80 + 10 + 20, its games often fill the board).  The matches are timed: run nothing else
-# CPU-heavy beside them (the self-play counts playouts, not time, and may share the machine).
+# About 40 + 8-15 + 30 + 6 + 15 minutes on two quiet cores (caro: 40 + 11 + 80 + 10 + 20, its games
+# often fill the board).  The matches are timed: run nothing else CPU-heavy beside them (the
+# self-play counts playouts, not time, and may share the machine).
 # A smoke run of every step in about 5 minutes: SELFPLAY_S=60 GAMES=32 STEPS=120 GATE_GAMES=2 GATE20_GAMES=2.
 set -e
 W=$(realpath "${W:?the network to start from, e.g. weights/gomoku-renju2-res6x32.pt}")
