@@ -52,7 +52,7 @@ def judge(teach, game, shapes: list[Shape]) -> list[tuple[float, Shape]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brain", required=True, help="the judge: a Gomocup brain that prints Eval (Rapfi)")
-    parser.add_argument("--rule", default="freestyle", choices=["freestyle", "standard"])
+    parser.add_argument("--rule", default="freestyle", choices=["freestyle", "standard", "renju"])
     parser.add_argument("--board", type=int, default=15)
     parser.add_argument("--screen-nodes", type=int, default=500_000)
     parser.add_argument("--finalists", type=int, default=40)
