@@ -7,8 +7,8 @@
 #   data/sp       (selfplay.done) SELFPLAY_S [2400] seconds of self-play, at most GAMES [4000] games
 #                 on BOARDS [15] under RULE [freestyle]: 200 playouts on half the moves (kept), 50 on
 #                 the rest, 8 sampled opening plies, resignation at -0.9 with a fifth played out
-#   data/teacher  (teacher.done) instead, with TEACHER (a Gomocup brain's command, e.g. pbrain-rapfi) and OPENINGS
-#                 (a .psq of our players' games, `arena report DB --pgn`): the DAgger data that made
+#   data/teacher  (teacher.done) instead, with TEACHER (a Gomocup brain's command, e.g. pbrain-rapfi)
+#                 and OPENINGS (a .psq of our players' games, `arena report DB --pgn`): the data that made
 #                 renju1, the teacher at TEACHER_NODES [100000] nodes a move playing on from partway
 #                 through those games, for SELFPLAY_S seconds
 #   run/          STEPS [1600] steps from W, anchored to W (weight 0.5), resumed from run/state.pt;
@@ -37,7 +37,8 @@ RULE=${RULE:-freestyle}
 SEED=${SEED:-4501}
 STEPS=${STEPS:-1600}
 BASE=$(realpath "${BASE:-$W}")
-OLD=(); for D in ${OLD_DATA:-}; do OLD+=(--data "$(realpath "$D")"); done
+OLD_DIRS=(); for D in ${OLD_DATA:-}; do OLD_DIRS+=("$(realpath "$D")"); done    # resolved before the cd
+OLD=(); for D in "${OLD_DIRS[@]}"; do OLD+=(--data "$D"); done
 DATA=data/sp; [ -n "${TEACHER:-}" ] && DATA=data/teacher && OPENINGS=$(realpath "${OPENINGS:?a .psq of games to start from}")
 mkdir -p "${WORK:?a work folder}" && cd "$WORK"
 if [ -n "${TEACHER:-}" ] && [ ! -f teacher.done ]; then
@@ -72,9 +73,9 @@ if [ ! -f "cand/$NAME.int8.onnx" ]; then
   engine quantize "cand/$NAME.pt" --seed $(( SEED % 1000 )) >> train.log 2>&1
 fi
 if [ ! -s validate.txt ]; then
-  for HELD in "$DATA" ${OLD_DATA:-}; do
+  for HELD in "$DATA" "${OLD_DIRS[@]}"; do
     for NET in "$W" run/ckpt-*.pt; do
-      echo "== $HELD: $NET"; engine validate --game gomoku --data "$(realpath "$HELD")" --weights "$NET"
+      echo "== $HELD: $NET"; engine validate --game gomoku --data "$HELD" --weights "$NET"
     done
   done > validate.tmp 2>&1 && mv validate.tmp validate.txt
 fi
