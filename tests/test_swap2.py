@@ -47,7 +47,7 @@ class FakeSearch:
         return self.value(state), move
 
 
-@pytest.mark.parametrize("size,rule", [(13, "freestyle"), (15, "renju"), (20, "caro")])
+@pytest.mark.parametrize("size,rule", [(13, "freestyle"), (20, "renju"), (20, "caro")])
 def test_propose_gives_the_most_even_candidate_it_searched(size, rule):
     game = get_game("gomoku", width=size, rule=rule)
     assert not book_shapes(game)
@@ -72,7 +72,7 @@ def test_propose_gives_the_most_even_candidate_it_searched(size, rule):
 
 
 def test_propose_keeps_to_a_short_budget_and_varies_with_the_seed():
-    game = get_game("gomoku", width=15, rule="renju")
+    game = get_game("gomoku", width=20, rule="renju")
     proposals = set()
     for seed in range(4):
         search = FakeSearch(lambda state: 0.0)
@@ -83,7 +83,7 @@ def test_propose_keeps_to_a_short_budget_and_varies_with_the_seed():
 
 
 def test_the_book_holds_even_openings_each_once():
-    assert {rule for rule, _ in EVEN_OPENINGS} == {"freestyle", "standard"}
+    assert {rule for rule, _ in EVEN_OPENINGS} == {"freestyle", "standard", "renju"}
     for (rule, board), openings in EVEN_OPENINGS.items():
         shapes = [shape for shape, _ in openings]
         assert len(shapes) >= 8 and len({_canonical(shape) for shape in shapes}) == len(shapes)

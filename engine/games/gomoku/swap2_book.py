@@ -4,7 +4,7 @@ Each entry is an opening's (dx, dy) of black, white, black about the centre, in 
 symmetries, with the judge's win rate for white to move.  Made by `benchmarks/swap2_book.py`:
 Rapfi (classical evaluation, one thread) searched 495 openings (white within three cells of
 black's first stone, black's second within four) at 500,000 nodes, the 40 nearest to even again
-at 8,000,000, and those with white's win rate within 0.45-0.55 there are kept here.  Node caps, not a clock, so the judgement
+at 8,000,000 (60 for renju), and those with white's win rate within 0.45-0.55 there are kept here.  Node caps, not a clock, so the judgement
 does not depend on the machine.  Boards and rules not here propose by search (swap2.propose).
 """
 from __future__ import annotations
@@ -80,5 +80,24 @@ EVEN_OPENINGS: dict[tuple[str, int], tuple[tuple[Opening, float], ...]] = {
         (((0, 0), (-1, 0), (4, 0)), 0.455),
         (((0, 0), (-3, -1), (4, -2)), 0.545),
         (((0, 0), (-2, -1), (1, 3)), 0.451),
+    ),
+    # renju 15x15: 495 shapes at 500000 nodes, 60 again at 8000000
+    ('renju', 15): (
+        (((0, 0), (-3, 0), (3, -2)), 0.500),
+        (((0, 0), (-2, -2), (-3, -3)), 0.499),
+        (((0, 0), (-2, 0), (-4, -2)), 0.496),
+        (((0, 0), (-1, -1), (1, 3)), 0.509),
+        (((0, 0), (-1, -1), (-4, 1)), 0.490),
+        (((0, 0), (-1, -1), (-4, -2)), 0.484),
+        (((0, 0), (-3, -3), (-3, 4)), 0.520),
+        (((0, 0), (-3, -3), (-4, -3)), 0.475),
+        (((0, 0), (-3, -2), (-4, -2)), 0.473),
+        (((0, 0), (-3, 0), (-1, -4)), 0.470),
+        (((0, 0), (-1, 0), (3, -2)), 0.531),
+        (((0, 0), (-1, -1), (-2, 3)), 0.534),
+        (((0, 0), (-1, -1), (-4, -3)), 0.541),
+        (((0, 0), (-3, 0), (-4, -2)), 0.545),
+        (((0, 0), (-1, -1), (-3, -3)), 0.547),
+        (((0, 0), (-3, 0), (3, -3)), 0.549),
     ),
 }
