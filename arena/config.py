@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena.clock import MoveLimits, TimeControlError, parse_tc
-from engine.games import game_class, game_names
+from engine.games import game_class, game_names, game_profile
 from engine.players import PLAYER_NAMES, PLAYER_OPTIONS, find_weights, option_by_key
 
 if sys.version_info >= (3, 11):
@@ -432,7 +432,8 @@ def build_config(file_settings: Mapping[str, Any], flags: Mapping[str, Any]) -> 
         if limits.nodes is not None:
             engines = [e if e.nodes else replace(e, nodes=limits.nodes) for e in engines]
     openings = merged.get("openings")
-    if openings is not None and not Path(openings).is_file():
+    if (openings is not None and not Path(openings).is_file()
+            and openings not in game_profile(game).openings().named_suites):
         raise ConfigError(f"openings file {openings!r} not found")
     plies = merged.get("opening_plies")
     swap2 = bool(merged.get("swap2", False))

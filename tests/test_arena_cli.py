@@ -94,3 +94,12 @@ def test_ratings_and_report_need_a_database(tmp_path):
     junk = tmp_path / "junk.sqlite"
     junk.write_text("not a database at all" * 100)
     fails(["ratings", str(junk)], "not an arena database", tmp_path)
+
+
+def test_even_openings_need_one_board_with_a_book(tmp_path):
+    fails(["run", "--game", "gomoku", "--board", "15,20", "--openings", "even", "--engine", "random",
+           "--engine", "random"], "judged per board", tmp_path)
+    fails(["run", "--game", "gomoku", "--rule", "caro", "--board", "15", "--openings", "even", "--engine", "random",
+           "--engine", "random"], "no 'even' openings for caro on 15x15", tmp_path)
+    fails(["run", "--game", "chess", "--openings", "even", "--engine", "random", "--engine", "random"],
+          "openings file 'even' not found", tmp_path)

@@ -42,6 +42,8 @@ class OpeningBook:
     """What the arena and the teachers ask of a game's openings.  This base is a game without
     opening suites: every game starts from the initial position."""
 
+    named_suites: tuple[str, ...] = ()   # built-in suites `load` takes by name in place of a file
+
     def load(self, path: str | None, boards: Sequence[int], rule: str) -> list[Opening] | None:
         """The suite in `path` (None: the game's built-in suite, or None when the game generates
         an opening per pair instead); OpeningError on a file that cannot be used."""

@@ -1,6 +1,7 @@
 """Gomoku openings: stone lists relative to the centre (Gomocup's convention: centre =
 (W // 2, H // 2)), black first and alternating, so one opening serves every board size;
-seeded random openings when no suite is given; .psq games as teacher start positions."""
+the swap2 book's even openings by name (`even`); seeded random openings when no suite is
+given; .psq games as teacher start positions."""
 from __future__ import annotations
 
 import random
@@ -11,7 +12,7 @@ from typing import Any, Sequence
 from engine.games.base import IllegalMoveError
 from engine.games.openings import Opening, OpeningBook, OpeningError
 
-__all__ = ["GomokuOpenings", "read_stone_suite", "generate_opening", "opening_moves"]
+__all__ = ["GomokuOpenings", "EVEN_SUITE", "even_suite", "read_stone_suite", "generate_opening", "opening_moves"]
 
 _INT = re.compile(r"-?\d+")
 
@@ -84,10 +85,39 @@ def generate_opening(seed: int, index: int, stones: int | None = None, radius: i
             return Opening(name=f"random {seed}/{index}", stones=tuple(chosen))
 
 
+EVEN_SUITE = "even"
+
+
+def even_suite(boards: Sequence[int], rule: str) -> list[Opening]:
+    """The swap2 book's openings for this rule and board (three stones a strong brain judged
+    within 0.45-0.55, swap2_book.py), each in its distinct board symmetries.  Evenness is judged
+    per board, so one board size only."""
+    from engine.games.gomoku.swap2 import symmetries
+    from engine.games.gomoku.swap2_book import EVEN_OPENINGS
+
+    if len(set(boards)) != 1:
+        raise OpeningError(f"{EVEN_SUITE!r} openings are judged per board: give one board size, not {list(boards)}")
+    board = boards[0]
+    book = EVEN_OPENINGS.get((rule, board))
+    if not book:
+        known = ", ".join(f"{r} {b}x{b}" for r, b in sorted(EVEN_OPENINGS))
+        raise OpeningError(f"no {EVEN_SUITE!r} openings for {rule} on {board}x{board} (there are: {known})")
+    out: list[Opening] = []
+    for number, (shape, white_win) in enumerate(book, 1):
+        placed = dict.fromkeys(tuple(turn(p) for p in shape) for turn in symmetries())
+        out.extend(Opening(name=f"even {rule} {board}:{number}/{view} (white {white_win:.3f})", stones=stones)
+                   for view, stones in enumerate(placed, 1))
+    return out
+
+
 class GomokuOpenings(OpeningBook):
-    """A stone-list suite when given, else a seeded random opening per pair."""
+    """A stone-list suite when given (or the even book by name), else a seeded random opening per pair."""
+
+    named_suites = (EVEN_SUITE,)
 
     def load(self, path: str | None, boards: Sequence[int], rule: str) -> list[Opening] | None:
+        if path == EVEN_SUITE:
+            return even_suite(boards, rule)
         return None if path is None else read_stone_suite(path, boards, rule)
 
     def generate(self, seed: int, index: int, plies: int | None) -> Opening:
