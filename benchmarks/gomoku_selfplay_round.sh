@@ -17,7 +17,8 @@
 #                 checkpoints on the held-out games of the round's data and of each OLD_DATA folder
 #                 (policy top-1, value MSE, sign)
 #   gate-*.sqlite NAME against BASE [W] (the shipped default when W is an unshipped round) under RULE,
-#                 opening pairs with colours swapped: 15x15 at 1 s
+#                 opening pairs with colours swapped (`--openings even` where the swap2 book has the
+#                 rule and board, else random three-stone openings; GATE_OPENINGS=random): 15x15 at 1 s
 #                 (GATE_GAMES [100]), 15x15 at 0.2 s (GATE_GAMES), 20x20 at 1 s (GATE20_GAMES [40])
 # Usage (a work folder outside the checkout; the environment with `engine` and `arena` active):
 #   W=weights/gomoku-renju2-res6x32.pt NAME=gomoku-renju3-res6x32 RULE=renju SEED=4501 WORK=/work/r45 \
@@ -81,12 +82,19 @@ if [ ! -s validate.txt ]; then
 fi
 short() { echo "$1" | sed -e 's/^gomoku-//' -e 's/-res.*//'; }    # gomoku-renju3-res6x32 -> renju3
 # arena run resumes a database with the same settings, and returns at once from a finished one.
+# Openings: the swap2 book's even ones where it has the rule and board (fewer pairs split), else
+# seeded random three-stone ones; GATE_OPENINGS=random for the random ones everywhere.
+openings() {
+  if [ "${GATE_OPENINGS:-even}" = even ] && python -c "import sys; from engine.games.gomoku.swap2_book \
+import EVEN_OPENINGS; sys.exit(('$RULE', $1) not in EVEN_OPENINGS)"; then echo "--openings even"
+  else echo "--opening-plies 3"; fi
+}
 gate() {
   arena run --game gomoku --rule "$RULE" --engine "name=$(short "$NAME"),player=mcts,weights=$WORK/cand/$NAME.pt" \
-    --engine "name=$(short "$(basename "$BASE" .pt)"),player=mcts,weights=$BASE" --opening-plies 3 \
-    --concurrency 2 "$@" >> gate.log 2>&1
+    --engine "name=$(short "$(basename "$BASE" .pt)"),player=mcts,weights=$BASE" $(openings "$1") \
+    --concurrency 2 --board "$@" >> gate.log 2>&1
 }
-gate --board 15 --games "${GATE_GAMES:-100}" --movetime 1 --seed $(( SEED + 3 )) --db gate-15-1.sqlite
-gate --board 15 --games "${GATE_GAMES:-100}" --movetime 0.2 --seed $(( SEED + 2 )) --db gate-15-0.2.sqlite
-gate --board 20 --games "${GATE20_GAMES:-40}" --movetime 1 --seed $(( SEED + 4 )) --db gate-20-1.sqlite
+gate 15 --games "${GATE_GAMES:-100}" --movetime 1 --seed $(( SEED + 3 )) --db gate-15-1.sqlite
+gate 15 --games "${GATE_GAMES:-100}" --movetime 0.2 --seed $(( SEED + 2 )) --db gate-15-0.2.sqlite
+gate 20 --games "${GATE20_GAMES:-40}" --movetime 1 --seed $(( SEED + 4 )) --db gate-20-1.sqlite
 grep -E "^(Board|Score of|Elo difference|Ptnml)" gate.log | tail -n 12
