@@ -311,7 +311,7 @@ SWAP2_THREE = "SWAP2BOARD\n7,7\n7,6\n8,8\nDONE\n"
 SWAP2_THREE_FIELDS = "SWAP2BOARD\n7,7,2\n7,6,1\n8,8,2\nDONE\n"     # as BOARD's lines (Rapfi's reading)
 
 
-@pytest.mark.parametrize("board,rule", [(13, 0), (15, 4)])
+@pytest.mark.parametrize("board,rule", [(13, 0), (20, 4)])
 def test_swap2board_without_stones_proposes_three_near_the_centre_by_search(board, rule):
     fake = Recorder()
     lines = answers(talk(f"INFO timeout_turn 300\nSTART {board}\nINFO rule {rule}\nSWAP2BOARD\nDONE\n", fake=fake))
@@ -324,7 +324,7 @@ def test_swap2board_without_stones_proposes_three_near_the_centre_by_search(boar
     assert all(0 < limits.time <= 0.3 for limits in fake.limits)
 
 
-@pytest.mark.parametrize("rule,code", [("freestyle", 0), ("standard", 1)])
+@pytest.mark.parametrize("rule,code", [("freestyle", 0), ("standard", 1), ("renju", 4)])
 def test_swap2board_without_stones_proposes_a_book_opening_on_15x15(rule, code):
     fake = Recorder()
     lines = answers(talk(f"INFO timeout_turn 300\nSTART 15\nINFO rule {code}\nSWAP2BOARD\nDONE\n", fake=fake))
