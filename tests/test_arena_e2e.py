@@ -143,9 +143,9 @@ def test_gomoku_even_openings_come_from_the_book_for_the_rule_and_board(tmp_path
                    "--engine", "random", "--engine", "alphabeta", "--games", "4", "--movetime", "0.05",
                    "--seed", "7", "--concurrency", "2", "--db", str(db))
     assert "Games: 4/4" in output
-    rows = sqlite3.connect(db).execute("SELECT pair, opening_name, opening, opening_plies FROM games").fetchall()
+    rows = sqlite3.connect(db).execute("SELECT opening_name, opening, opening_plies FROM games").fetchall()
     book = {tuple(turn(p) for p in shape) for shape, _ in EVEN_OPENINGS[("renju", 15)] for turn in symmetries()}
-    assert len(rows) == 4 and len({r[2] for r in rows}) == 2         # two pairs, one opening each
-    for pair, name, opening, plies in rows:
+    assert len(rows) == 4 and len({r[1] for r in rows}) == 2         # two pairs, one opening each
+    for name, opening, plies in rows:
         stones = tuple(tuple(int(n) for n in cell.split(",")) for cell in opening.split())
         assert name.startswith("even renju 15:") and stones in book and plies == 3

@@ -4,8 +4,9 @@ Each entry is an opening's (dx, dy) of black, white, black about the centre, in 
 symmetries, with the judge's win rate for white to move.  Made by `benchmarks/swap2_book.py`:
 Rapfi (classical evaluation, one thread) searched 495 openings (white within three cells of
 black's first stone, black's second within four) at 500,000 nodes, the 40 nearest to even again
-at 8,000,000 (60 for renju), and those with white's win rate within 0.45-0.55 there are kept here.  Node caps, not a clock, so the judgement
-does not depend on the machine.  Boards and rules not here propose by search (swap2.propose).
+at 8,000,000 (60 for renju), and those with white's win rate within 0.45-0.55 there are kept
+here.  Node caps, not a clock, so the judgement does not depend on the machine.  Boards and
+rules not here propose by search (swap2.propose); `arena run --openings even` plays them too.
 """
 from __future__ import annotations
 
