@@ -154,6 +154,7 @@ class GoCommand:
     searchmoves: tuple[str, ...] = ()
     clock_ms: float | None = None   # our own clock, when the client sent it
     inc_ms: float = 0.0
+    ignored: tuple[str, ...] = ()   # what was skipped, said back to the client in one line
 
     @property
     def infinite(self) -> bool:
@@ -176,13 +177,14 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
 
     lag_ms: the measured usual lag per move; base_ms: the game's starting clock (see allocate);
     latency_ms: the engine's worst recent answer latency (see movetime_budget).
-    Unknown tokens and numbers that do not parse are skipped.  `mate n` becomes depth
+    Unknown tokens and numbers that do not parse are skipped (and listed in `ignored`).  `mate n` becomes depth
     2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
     stands in for both (see timeman.allocate).
     """
     values: dict[str, int] = {}
     ponder = infinite = False
     searchmoves: list[str] = []
+    ignored: list[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i].lower()
@@ -192,6 +194,11 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
             if value is not None:
                 values[token] = value
                 i += 1
+            elif i < len(tokens) and tokens[i].lower() not in _GO_KEYWORDS:
+                ignored.append(f"{token} {tokens[i]!r} (not a number)")
+                i += 1
+            else:
+                ignored.append(f"{token} (no value)")
         elif token == "ponder":
             ponder = True
         elif token == "infinite":
@@ -200,8 +207,10 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
             while i < len(tokens) and tokens[i].lower() not in _GO_KEYWORDS:
                 searchmoves.append(tokens[i].lower())
                 i += 1
+        else:
+            ignored.append(f"{tokens[i - 1]!r} (unknown)")
     if infinite:
-        return GoCommand(Limits(infinite=True), ponder, tuple(searchmoves))
+        return GoCommand(Limits(infinite=True), ponder, tuple(searchmoves), ignored=tuple(ignored))
     depth = values.get("depth")
     if depth is None and values.get("mate", 0) > 0:
         depth = 2 * values["mate"] - 1
@@ -219,4 +228,4 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
         inc_ms = float(max(0, values.get("winc" if turn == 0 else "binc", 0)))
     limits = Limits(nodes=nodes if nodes is not None and nodes > 0 else None, time=hard, soft_time=soft,
                     depth=max(1, depth) if depth is not None else None)
-    return GoCommand(limits, ponder, tuple(searchmoves), clock_ms, inc_ms)
+    return GoCommand(limits, ponder, tuple(searchmoves), clock_ms, inc_ms, tuple(ignored))

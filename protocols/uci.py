@@ -406,6 +406,8 @@ class UciServer:
                       overhead_ms=max(self.overhead_ms, self.lag.worst),
                       lag_ms=self.lag.mean + self.overrun.mean, base_ms=self.base_clock_ms,
                       latency_ms=self.overrun.worst)
+        if go.ignored:
+            self.error(f"go: ignored {', '.join(go.ignored)}")
         legal = state.legal_moves()
         restrict = tuple(m for m in legal if m.uci() in go.searchmoves)
         if go.searchmoves and not restrict:

@@ -90,8 +90,11 @@ def test_parse_go_mate_becomes_odd_depth_and_depth_wins():
 def test_parse_go_ignores_garbage_and_bad_numbers():
     cmd = go("foo wtime bar btime 1000 nodes -5 depth 0 bogus 7")
     assert cmd.limits.nodes is None and cmd.limits.depth == 1 and cmd.limits.time is not None
+    assert cmd.ignored == ("'foo' (unknown)", "wtime 'bar' (not a number)", "'bogus' (unknown)", "'7' (unknown)")
     bare = go("")
-    assert bare.limits == Limits() and not bare.ponder and bare.searchmoves == ()
+    assert bare.limits == Limits() and not bare.ponder and bare.searchmoves == () and bare.ignored == ()
+    assert go("depth movetime 50").ignored == ("depth (no value)",) and go("movetime 50").ignored == ()
+    assert go("infinite nodes x").ignored == ("nodes 'x' (not a number)",)
 
 
 def test_parse_go_negative_clock_moves_at_once():
@@ -584,6 +587,15 @@ def test_malformed_fen_keeps_previous_position(session, fake):
     session.send("go depth 1")
     session.stdout.expect("bestmove")
     assert fake.calls[-1][0].board.fen() == GAME.state_from_fen("startpos", ["e2e4", "e7e5"]).board.fen()
+
+
+def test_a_go_with_garbage_says_what_it_ignored_and_still_answers(session, fake):
+    session.send("position startpos")
+    session.send("go movetime abc depth 2 perft")
+    error = session.stdout.expect("info string error:")
+    assert "movetime 'abc'" in error and "'perft'" in error
+    session.stdout.expect("bestmove")
+    assert fake.calls[-1][1].depth == 2 and fake.calls[-1][1].time is None
 
 
 def test_illegal_move_in_list_uses_the_position_before_it(session, fake):
