@@ -311,7 +311,7 @@ SWAP2_THREE = "SWAP2BOARD\n7,7\n7,6\n8,8\nDONE\n"
 SWAP2_THREE_FIELDS = "SWAP2BOARD\n7,7,2\n7,6,1\n8,8,2\nDONE\n"     # as BOARD's lines (Rapfi's reading)
 
 
-@pytest.mark.parametrize("board,rule", [(13, 0), (20, 4)])
+@pytest.mark.parametrize("board,rule", [(13, 0), (19, 4)])
 def test_swap2board_without_stones_proposes_three_near_the_centre_by_search(board, rule):
     fake = Recorder()
     lines = answers(talk(f"INFO timeout_turn 300\nSTART {board}\nINFO rule {rule}\nSWAP2BOARD\nDONE\n", fake=fake))
@@ -324,16 +324,18 @@ def test_swap2board_without_stones_proposes_three_near_the_centre_by_search(boar
     assert all(0 < limits.time <= 0.3 for limits in fake.limits)
 
 
+@pytest.mark.parametrize("board", [15, 20])
 @pytest.mark.parametrize("rule,code", [("freestyle", 0), ("standard", 1), ("renju", 4)])
-def test_swap2board_without_stones_proposes_a_book_opening_on_15x15(rule, code):
+def test_swap2board_without_stones_proposes_a_book_opening(rule, code, board):
     fake = Recorder()
-    lines = answers(talk(f"INFO timeout_turn 300\nSTART 15\nINFO rule {code}\nSWAP2BOARD\nDONE\n", fake=fake))
+    lines = answers(talk(f"INFO timeout_turn 300\nSTART {board}\nINFO rule {code}\nSWAP2BOARD\nDONE\n", fake=fake))
     cells = [tuple(map(int, part.split(","))) for part in lines[1].split()]
-    game = get_game("gomoku", width=15, rule=rule)
-    shape = tuple((x - 7, y - 7) for x, y in cells)
+    game = get_game("gomoku", width=board, rule=rule)
+    c = board // 2
+    shape = tuple((x - c, y - c) for x, y in cells)
     images = {tuple((sx * (y if t else x), sy * (x if t else y)) for x, y in book)
               for book in book_shapes(game) for sx in (1, -1) for sy in (1, -1) for t in (False, True)}
-    assert cells[0] == (7, 7) and shape in images
+    assert cells[0] == (c, c) and shape in images
     assert len(fake.states) == 1 and fake.states[0].ply == 3 and 0 < fake.limits[0].time <= 0.3
 
 

@@ -47,7 +47,7 @@ class FakeSearch:
         return self.value(state), move
 
 
-@pytest.mark.parametrize("size,rule", [(13, "freestyle"), (20, "renju"), (20, "caro")])
+@pytest.mark.parametrize("size,rule", [(13, "freestyle"), (19, "renju"), (20, "caro")])
 def test_propose_gives_the_most_even_candidate_it_searched(size, rule):
     game = get_game("gomoku", width=size, rule=rule)
     assert not book_shapes(game)
@@ -72,7 +72,7 @@ def test_propose_gives_the_most_even_candidate_it_searched(size, rule):
 
 
 def test_propose_keeps_to_a_short_budget_and_varies_with_the_seed():
-    game = get_game("gomoku", width=20, rule="renju")
+    game = get_game("gomoku", width=19, rule="renju")
     proposals = set()
     for seed in range(4):
         search = FakeSearch(lambda state: 0.0)
