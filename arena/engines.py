@@ -180,7 +180,20 @@ def _option_value(text: str) -> Any:
         return text
 
 
-_MESSAGE_NUMBERS = re.compile(r"\b(depth|nodes|value|score|eval|cp)\s*[:=]?\s*([-+]?\d+(?:\.\d+)?)")
+# ours: "depth 4 value +0.333 nodes 840"; Rapfi: "Speed 1048K | Depth 20-44 | Eval 193 | Node 1023K"
+_MESSAGE_NUMBERS = re.compile(r"\b(depth|nodes?|value|score|eval|cp)\s*[:=]?\s*([-+]?\d+(?:\.\d+)?)([KM]?)\b",
+                              re.IGNORECASE)
+_SUFFIX = {"": 1, "K": 1_000, "M": 1_000_000}
+
+
+def message_numbers(message: str) -> dict[str, Any]:
+    """The search figures in a brain's MESSAGE line, keys lower case ("Node 1023K" -> nodes 1023000)."""
+    info: dict[str, Any] = {}
+    for key, value, suffix in _MESSAGE_NUMBERS.findall(message):
+        key = "nodes" if key.lower() == "node" else key.lower()
+        number = float(value) if "." in value else int(value)
+        info[key] = number * _SUFFIX[suffix.upper()]
+    return info
 
 
 class GomocupPlayer:
@@ -261,11 +274,8 @@ class GomocupPlayer:
         except GomocupClientError as exc:
             raise self._fault(exc) from None
         self.known = len(moves) + 1
-        info: dict[str, Any] = {}
         message = self.client.last_message
-        if message:
-            for key, value in _MESSAGE_NUMBERS.findall(message):
-                info[key] = float(value) if "." in value else int(value)
+        info = message_numbers(message) if message else {}
         self._judge(info)
         return f"{x},{y}", info
 

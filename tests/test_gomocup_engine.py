@@ -260,3 +260,13 @@ def test_the_judges_suspension_and_memory_check_cost_the_brain_nothing():
             assert _process_state(client.pid, "SR") in "SR"
         client.suspend()
     assert client.process.returncode is not None              # END still reached a frozen brain
+
+
+def test_message_numbers_read_our_brain_and_rapfi_alike():
+    from arena.engines import message_numbers
+    assert message_numbers("depth 4 value +0.333 nodes 840 time 462ms pv 7,7 8,7") == {
+        "depth": 4, "value": 0.333, "nodes": 840}
+    assert message_numbers("Speed 1048K | Depth 20-44 | Eval 193 | Node 1023K | Time 976ms") == {
+        "depth": 20, "eval": 193, "nodes": 1_023_000}
+    assert message_numbers("Eval -M12 | Node 2M") == {"nodes": 2_000_000}
+    assert message_numbers("Realtime best 7,7") == {}
