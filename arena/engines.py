@@ -274,8 +274,10 @@ class GomocupPlayer:
         except GomocupClientError as exc:
             raise self._fault(exc) from None
         self.known = len(moves) + 1
-        message = self.client.last_message
-        info = message_numbers(message) if message else {}
+        info: dict[str, Any] = {}
+        for line in self.client.messages:   # this request's (_tell_clock clears them); Rapfi's
+            if line.startswith("MESSAGE"):   # figures come before its Bestline, so read them all
+                info.update(message_numbers(line[len("MESSAGE"):]))
         self._judge(info)
         return f"{x},{y}", info
 
