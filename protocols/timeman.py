@@ -177,9 +177,9 @@ def parse_go(tokens: Sequence[str], turn: int, *, overhead_ms: float = DEFAULT_O
 
     lag_ms: the measured usual lag per move; base_ms: the game's starting clock (see allocate);
     latency_ms: the engine's worst recent answer latency (see movetime_budget).
-    Unknown tokens and numbers that do not parse are skipped (and listed in `ignored`).  `mate n` becomes depth
-    2n-1 when no depth is given; `movetime` wins over a clock; one side's clock alone
-    stands in for both (see timeman.allocate).
+    Unknown tokens and numbers that do not parse are skipped (and listed in `ignored`).
+    `mate n` becomes depth 2n-1 when no depth is given; `movetime` wins over a clock; one
+    side's clock alone stands in for both (see timeman.allocate).
     """
     values: dict[str, int] = {}
     ponder = infinite = False

@@ -124,3 +124,18 @@ def test_resume_after_sigkill_loses_and_replays_nothing(tmp_path):
     after = sqlite3.connect(db).execute("SELECT job_key, moves, score FROM games ORDER BY seq").fetchall()
     assert len(after) == planned and len({k for k, _, _ in after}) == planned
     assert after[:len(before)] == before or set(before) <= set(after)
+
+
+def test_a_brains_figures_come_from_all_its_messages_for_the_move(tmp_path):
+    # the "eval" fake prints Rapfi's figures line, then a Bestline: both are read, per move
+    config = write_config(tmp_path / "t.toml", "gomoku", "fake", "eval", when=1)
+    db = tmp_path / "f.sqlite"
+    result = CliRunner().invoke(main, ["run", "--config", str(config), "--db", str(db), "--no-check"])
+    assert result.exit_code == 0, result.output
+    for first, infos in sqlite3.connect(db).execute("SELECT first, infos FROM games"):
+        fake_moves = json.loads(infos)[0 if first == "fake" else 1::2]
+        assert len(fake_moves) >= 3
+        for info in fake_moves:
+            assert info["depth"] == 3 and info["nodes"] == 10 and "eval" in info
+        # Eval is 40 * (own stones - opponent's) as the fake saw them, move by move, never a stale copy
+        assert [info["eval"] for info in fake_moves[:2]] == ([0, 0] if first == "fake" else [-40, -40])
