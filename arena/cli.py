@@ -64,8 +64,9 @@ def _print_tables(store: Store, anchor: str | None, fmt: str = "text", *, echo: 
 @click.option("--games", type=click.IntRange(min=1), default=None, help="Games per pairing (per board size).")
 @click.option("--format", "fmt", type=click.Choice(["roundrobin", "gauntlet"]), default=None)
 @click.option("--openings", type=click.Path(dir_okay=False), default=None,
-              help="Chess EPD/PGN, or gomoku 'dx,dy ...' lines, or gomoku 'even': the swap2 book's "
-                   "openings judged even for the rule and board (default: built-in / generated).")
+              help="Chess EPD/PGN (Chess960 positions play as Chess960), or chess 'chess960': the 960 "
+                   "Chess960 start positions, or gomoku 'dx,dy ...' lines, or gomoku 'even': the swap2 "
+                   "book's openings judged even for the rule and board (default: built-in / generated).")
 @click.option("--opening-plies", type=click.IntRange(min=0), default=None, help="Stones in generated gomoku openings.")
 @click.option("--swap2", is_flag=True, default=None,
               help="Gomoku: the engines place the opening by swap2 (SWAP2BOARD), each proposing once a pair.")

@@ -16,7 +16,7 @@ from typing import Callable, Sequence, TextIO
 
 from engine import __version__
 from engine.games.base import GameSetupError, IllegalMoveError, State
-from engine.games.chess import ChessGame
+from engine.games.chess import CHESS960, ChessGame
 from engine.search_thread import SearchThread
 from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.types import Searcher
@@ -111,6 +111,24 @@ def closing_info(state: State, result: SearchResult) -> SearchInfo:
     return info
 
 
+def _check_value(value: str | None) -> bool:
+    """A `type check` option's value; ValueError for anything but true/false."""
+    text = (value or "").strip().lower()
+    if text not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return text == "true"
+
+
+def _emergency_bestmove(state: State) -> str:
+    """The answer to a `go` whose search could not start: python-chess's first legal move
+    (our own move list may be what failed), or 0000."""
+    board = getattr(state, "board", None)
+    if board is None:
+        return "bestmove 0000"
+    move = next(iter(board.legal_moves), None)
+    return "bestmove 0000" if move is None else f"bestmove {board.uci(move)}"
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
@@ -172,6 +190,7 @@ class UciServer:
             "move overhead": self.set_overhead,
             "multipv": self.set_multipv, "uci_showwdl": self.set_show_wdl,
             "ponder": lambda v: None, "clear hash": self.set_clear_hash,
+            "uci_chess960": self.set_chess960,
         }
 
     # -- plumbing -----------------------------------------------------------------------
@@ -317,6 +336,7 @@ class UciServer:
             f"option name Move Overhead type spin default {int(self.overhead_ms)} min 0 max 10000",
             "option name MultiPV type spin default 1 min 1 max 256",
             "option name UCI_ShowWDL type check default false",
+            f"option name UCI_Chess960 type check default {str(self.game.chess960).lower()}",
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "uciok",
@@ -394,8 +414,21 @@ class UciServer:
         return state
 
     def cmd_go(self, tokens: list[str]) -> None:
+        """Start the search `go` asks for.  Should that fail (a player that cannot be built, a
+        bug), the error is reported and the go still gets its one bestmove: a GUI waits for it."""
         received = time.monotonic()
         self._retire_job()
+        try:
+            self._start_go(tokens, received)
+        except Exception as exc:
+            self.error(f"go: {_one_line(exc)}")
+            job = self._job
+            if job is None:
+                self.write(_emergency_bestmove(self.state))
+            elif job.line is None:
+                self._deliver(job, _emergency_bestmove(job.state))
+
+    def _start_go(self, tokens: list[str], received: float) -> None:
         engine = self._ensure_engine()
         state = self.state
         clock = parse_go(tokens[1:], state.to_play).clock_ms  # read first: the lag it shows counts now
@@ -421,9 +454,9 @@ class UciServer:
             self._last_timed[state.to_play] = job
         else:
             self._last_timed.pop(state.to_play, None)
-        self._job = job
         if self.debug:
             self.info(f"go {self.options.player} ponder={go.ponder} {limits}")
+        self._job = job
         if not legal:
             self._on_info(job, closing_info(state, SearchResult(best_move=None, value=0.0)))
             self._deliver(job, "bestmove 0000")
@@ -475,10 +508,21 @@ class UciServer:
         self.multipv = number
 
     def set_show_wdl(self, value: str | None) -> None:
-        self.show_wdl = (value or "").strip().lower() == "true"
+        self.show_wdl = _check_value(value)
 
     def set_clear_hash(self, value: str | None) -> None:
         self._clear_hash = True
+
+    def set_chess960(self, value: str | None) -> None:
+        """Chess960 on: positions are read as Chess960 (X-FEN or Shredder-FEN castling) and
+        castling is written king-takes-rook (e1h1), as the option's clients expect."""
+        chess960 = _check_value(value)
+        if chess960 != self.game.chess960:
+            self.game = CHESS960 if chess960 else ChessGame()
+            try:     # the position so far, read the new way (the GUI sends its own next)
+                self.state = self.game.state_from_fen(self.state.fen())   # type: ignore[attr-defined]
+            except GameSetupError:
+                self.state = self.game.initial_state()
 
 
 def serve(options: PlayerOptions, stdin: TextIO, stdout: TextIO, *, searcher: Searcher | None = None) -> int:

@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from engine.players import PLAYER_NAMES, PlayerOptions
-from engine.games.chess import ChessGame
+from engine.games.chess import ChessGame, ChessState
 from engine.search.limits import Stopper
 from engine.search.random_player import RandomPlayer
 from engine.types import Limits, SearchInfo, SearchResult
@@ -698,6 +698,26 @@ def test_bad_player_options_keep_the_previous_player():
     assert "unknown player" in s.stdout.expect("info string error:")
     s.send("position startpos moves d2d4", "go movetime 20")
     _bestmove(s.stdout.expect("bestmove"), GAME.state_from_fen("startpos", ["d2d4"]))
+    assert s.quit() == 0
+
+
+def test_a_go_whose_search_cannot_start_still_gets_its_one_bestmove(monkeypatch):
+    """A failure before the search starts (here the move list) is an error line, and the GUI
+    still gets the bestmove it waits for, from python-chess's own moves."""
+    s = Session(PlayerOptions(player="random", seed=1))
+    s.ready()
+
+    def broken(state):
+        raise RuntimeError("move generator broke")
+    monkeypatch.setattr(ChessState, "legal_moves", broken)
+    s.send("position startpos moves e2e4", "go movetime 20")
+    assert s.stdout.expect("info string error:") == "info string error: go: RuntimeError: move generator broke"
+    line = s.stdout.expect("bestmove")
+    after_e4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert chess.Move.from_uci(line.split()[1]) in after_e4.legal_moves
+    monkeypatch.undo()
+    s.send("go movetime 20")
+    _bestmove(s.stdout.expect("bestmove"), GAME.state_from_fen("startpos", ["e2e4"]))
     assert s.quit() == 0
 
 

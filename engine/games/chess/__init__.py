@@ -11,7 +11,7 @@ records.py    PGN records and the arena report's board frames
 web.py        how the web board shows chess
 profile.py    PROFILE: what the rest of the engine asks of chess, tuned settings included
 """
-from engine.games.chess.rules import BENCH_FENS, ChessGame, ChessState, board_from_fen_or_epd, legal_move_list
+from engine.games.chess.rules import BENCH_FENS, CHESS960, ChessGame, ChessState, board_from_fen_or_epd, legal_move_list
 from engine.games.chess.profile import PROFILE
 
-__all__ = ["ChessGame", "ChessState", "BENCH_FENS", "legal_move_list", "board_from_fen_or_epd", "PROFILE"]
+__all__ = ["ChessGame", "ChessState", "CHESS960", "BENCH_FENS", "legal_move_list", "board_from_fen_or_epd", "PROFILE"]

@@ -86,6 +86,9 @@ class ChessSearchBoard:
         if promotion:
             index = mine + promotion
             phase += PHASE_WEIGHT[promotion]
+        if piece == _KING and _BB_SQUARES[to] & board.rooks & board.occupied_co[color]:   # Chess960 castling
+            self._push_castling960(move, mg, eg, phase, mine)
+            return
         mg += _MG[index][to]
         eg += _EG[index][to]
         if _BB_SQUARES[to] & board.occupied_co[not color]:
@@ -105,6 +108,21 @@ class ChessSearchBoard:
             mg += _MG[index][rook_to] - _MG[index][rook_from]
             eg += _EG[index][rook_to] - _EG[index][rook_from]
         board.push(move)
+        self._evals.append((mg, eg, phase))
+
+    def _push_castling960(self, move: chess.Move, mg: int, eg: int, phase: int, mine: int) -> None:
+        """push() for a Chess960 castling move (the king onto its own rook): king and rook
+        end on the g and f files (kingside) or the c and d files, wherever they started.
+        `mg`, `eg`: the evaluation with the king already lifted off its square."""
+        frm, rook_from = move.from_square, move.to_square
+        rank = chess.square_rank(frm)
+        kingside = rook_from > frm
+        king_to = chess.square(6 if kingside else 2, rank)
+        rook_to = chess.square(5 if kingside else 3, rank)
+        king, rook = mine + _KING, mine + chess.ROOK
+        mg += _MG[king][king_to] + _MG[rook][rook_to] - _MG[rook][rook_from]
+        eg += _EG[king][king_to] + _EG[rook][rook_to] - _EG[rook][rook_from]
+        self.board.push(move)
         self._evals.append((mg, eg, phase))
 
     def push_null(self) -> None:

@@ -120,9 +120,32 @@ def _index(flip: int, move: chess.Move) -> int:
     return src * SLOTS + dst
 
 
+def _castling_as_trained(board: chess.Board, move: chess.Move) -> chess.Move:
+    """A Chess960 castling move (king onto its own rook) as the king's move to its castled
+    square, the move the network learned castling as (e1g1, e1c1); kept as king-to-rook
+    when that square is one step away (a plain king move has that index: f1g1, b1c1)."""
+    king_from = move.from_square
+    kingside = move.to_square > king_from
+    king_to = chess.square(6 if kingside else 2, chess.square_rank(king_from))
+    if abs(chess.square_file(king_to) - chess.square_file(king_from)) < 2:
+        return move
+    return chess.Move(king_from, king_to)
+
+
+def _indexed_moves(board: chess.Board, moves):
+    """The moves as the policy indexes them: Chess960 castling through _castling_as_trained."""
+    if not board.chess960:
+        return moves
+    kings = board.kings & board.occupied_co[board.turn]
+    return [_castling_as_trained(board, m) if kings >> m.from_square & 1 and board.is_castling(m) else m
+            for m in moves]
+
+
 def move_index(state, move: chess.Move) -> int:
     """Flat policy index from * 73 + slot of a move, in the side-to-move frame."""
-    return _index(0 if state.board.turn == chess.WHITE else 56, move)
+    board = state.board
+    move, = _indexed_moves(board, [move])
+    return _index(0 if board.turn == chess.WHITE else 56, move)
 
 
 def index_to_move(state, index: int) -> chess.Move:
@@ -145,8 +168,9 @@ def index_to_move(state, index: int) -> chess.Move:
 
 def legal_index(state) -> np.ndarray:
     """Flat policy indices of state.legal_moves(), in that order."""
-    flip = 0 if state.board.turn == chess.WHITE else 56
-    return np.fromiter((_index(flip, m) for m in state.legal_moves()), dtype=np.int64)
+    board = state.board
+    flip = 0 if board.turn == chess.WHITE else 56
+    return np.fromiter((_index(flip, m) for m in _indexed_moves(board, state.legal_moves())), dtype=np.int64)
 
 
 def priors_from_logits(state, from_logits: np.ndarray, to_logits: np.ndarray) -> np.ndarray:

@@ -56,6 +56,7 @@ typedef struct {
     Bitboard co[2], pawns, knights, bishops, rooks, queens, kings, promoted, occupied, castling;
     int turn;   /* WHITE or BLACK */
     int ep;     /* board.ep_square, -1 for None */
+    int chess960;   /* board.chess960: castling stays king-onto-rook (no _from_chess960) */
 } Position;
 
 typedef struct {
@@ -136,7 +137,8 @@ static int attacked_for_king(const Position *p, Bitboard path, Bitboard occupied
     return 0;
 }
 
-/* Board.generate_castling_moves(from_mask, to_mask), with _from_chess960 for standard chess. */
+/* Board.generate_castling_moves(from_mask, to_mask), with _from_chess960 for standard chess
+ * (a Chess960 board keeps king-onto-rook: e1h1). */
 static void castling_moves(const Position *p, Bitboard from_mask, Bitboard to_mask, MoveBuffer *out)
 {
     Bitboard backrank = p->turn == WHITE ? RANK_1 : RANK_8;
@@ -157,7 +159,9 @@ static void castling_moves(const Position *p, Bitboard from_mask, Bitboard to_ma
             attacked_for_king(p, king_to, p->occupied ^ king ^ rook ^ rook_to))
             continue;
         int to = candidate;
-        if (king_sq == E1 && p->kings & BIT(E1))
+        if (p->chess960)
+            ;
+        else if (king_sq == E1 && p->kings & BIT(E1))
             to = candidate == H1 ? G1 : candidate == A1 ? C1 : candidate;
         else if (king_sq == E8 && p->kings & BIT(E8))
             to = candidate == H8 ? G8 : candidate == A8 ? C8 : candidate;
@@ -343,15 +347,15 @@ static int bitboard_arg(PyObject *arg, Bitboard *value)
 }
 
 /* legal_moves(occupied_white, occupied_black, pawns, knights, bishops, rooks, queens, kings,
- * promoted, turn, castling_rights, ep_square) -> list of chess.Move, or None. */
+ * promoted, turn, castling_rights, ep_square[, chess960]) -> list of chess.Move, or None. */
 static PyObject *legal_moves(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (move_table == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "legal_moves() before bind()");
         return NULL;
     }
-    if (nargs != 12) {
-        PyErr_Format(PyExc_TypeError, "legal_moves() takes 12 arguments (%zd given)", nargs);
+    if (nargs != 12 && nargs != 13) {
+        PyErr_Format(PyExc_TypeError, "legal_moves() takes 12 or 13 arguments (%zd given)", nargs);
         return NULL;
     }
     Position p;
@@ -364,6 +368,9 @@ static PyObject *legal_moves(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (turn < 0 || bitboard_arg(args[10], &p.castling) < 0)
         return NULL;
     p.turn = turn ? WHITE : BLACK;
+    p.chess960 = nargs == 13 ? PyObject_IsTrue(args[12]) : 0;
+    if (p.chess960 < 0)
+        return NULL;
     p.ep = -1;
     if (args[11] != Py_None) {
         long ep = PyLong_AsLong(args[11]);
@@ -452,7 +459,7 @@ static void init_tables(void)
 static PyMethodDef methods[] = {
     {"legal_moves", (PyCFunction)(void (*)(void))legal_moves, METH_FASTCALL,
      "legal_moves(occupied_white, occupied_black, pawns, knights, bishops, rooks, queens, kings, promoted, "
-     "turn, castling_rights, ep_square) -> list(board.legal_moves) from the bound moves, or None: "
+     "turn, castling_rights, ep_square[, chess960]) -> list(board.legal_moves) from the bound moves, or None: "
      "leave this position to python-chess"},
     {"bind", bind, METH_O, "bind(table): the chess.Move (or None) of each move code, (from * 64 + to) * 5 + "
      "promotion (0 none, piece type - 1); once, before legal_moves"},

@@ -1,6 +1,7 @@
-"""Chess openings: EPD (one position a line) and PGN (mainlines) suites, and the built-in
+"""Chess openings: EPD (one position a line) and PGN (mainlines) suites, the built-in
 suite (openings.epd: about 36 common openings, 8-10 plies deep) the arena and the teachers
-use when none is given."""
+use when none is given, and the named suite `chess960`: the 960 Chess960 start positions.
+A suite's position whose castling rights only Chess960 has is played as a Chess960 game."""
 from __future__ import annotations
 
 from importlib import resources
@@ -11,10 +12,12 @@ import chess
 import chess.pgn
 
 from engine.games.base import GameSetupError, IllegalMoveError
-from engine.games.chess.rules import board_from_fen_or_epd
+from engine.games.chess.rules import CHESS960, board_from_fen_or_epd, chess960_start, needs_chess960
 from engine.games.openings import Opening, OpeningBook, OpeningError
 
-__all__ = ["ChessOpenings", "builtin_suite"]
+__all__ = ["ChessOpenings", "builtin_suite", "chess960_suite", "CHESS960_SUITE"]
+
+CHESS960_SUITE = "chess960"    # `arena run --openings chess960`
 
 
 def _epd_openings(text: str, source: str) -> list[Opening]:
@@ -30,7 +33,7 @@ def _epd_openings(text: str, source: str) -> list[Opening]:
         if not board.is_valid():
             raise OpeningError(f"{source}:{number}: invalid position ({board.status()!r})")
         name = str(ops.get("id", f"{Path(source).name}:{number}"))
-        out.append(Opening(name=name, fen=board.fen()))
+        out.append(Opening(name=name, fen=board.fen(shredder=board.chess960)))
     return out
 
 
@@ -48,7 +51,7 @@ def _pgn_openings(path: str) -> list[Opening]:
                 raise OpeningError(f"{path}: game {len(out) + 1}: invalid start position")
             moves = tuple(m.uci() for m in game.mainline_moves())
             name = game.headers.get("Opening") or game.headers.get("Event") or f"pgn {len(out) + 1}"
-            out.append(Opening(name=name, fen=board.fen(), moves=moves))
+            out.append(Opening(name=name, fen=board.fen(shredder=board.chess960), moves=moves))
     return out
 
 
@@ -56,6 +59,13 @@ def builtin_suite() -> list[Opening]:
     """The shipped suite (openings.epd beside this module)."""
     text = (resources.files("engine.games.chess") / "openings.epd").read_text(encoding="utf-8")
     return _epd_openings(text, "openings.epd")
+
+
+def chess960_suite() -> list[Opening]:
+    """The 960 Chess960 start positions (Shredder-FEN castling, so each reads as Chess960
+    wherever it is stored; number 518 is standard chess and plays as such)."""
+    return [Opening(name=f"chess960 #{number}", fen=chess960_start(number).fen(shredder=True))
+            for number in range(960)]
 
 
 def read_suite(path: str) -> list[Opening]:
@@ -76,12 +86,20 @@ class ChessOpenings(OpeningBook):
     """Suites of positions (and moves after them); chess always plays from one, so it never
     generates an opening."""
 
+    named_suites = (CHESS960_SUITE,)
+
     def load(self, path: str | None, boards: Sequence[int], rule: str) -> list[Opening]:
+        if path == CHESS960_SUITE:
+            return chess960_suite()
         return builtin_suite() if path is None else read_suite(path)
 
     def start(self, game: Any, opening: Opening) -> tuple[Any, list[Any]]:
+        """On `game`, or on Chess960 when the opening's castling rights need it."""
+        fen = opening.fen or "startpos"
+        if fen != "startpos" and needs_chess960(fen):
+            game = CHESS960
         try:
-            start = state = game.state_from_fen(opening.fen or "startpos")
+            start = state = game.state_from_fen(fen)
             moves = []
             for text in opening.moves:
                 moves.append(game.parse_move(state, text))

@@ -11,6 +11,7 @@ import chess
 import chess.pgn
 import chess.svg
 
+from engine.games.chess.rules import needs_chess960
 from engine.games.records import PlayedGame, RecordFormat, move_note
 
 __all__ = ["ChessRecords", "pgn_game"]
@@ -31,7 +32,11 @@ def _comment(record: PlayedGame, ply: int) -> str:
 
 
 def _start(record: PlayedGame) -> chess.Board:
-    return chess.Board(record.start_fen) if record.start_fen else chess.Board()
+    """The game's start; a Chess960 one when its castling rights need it (the PGN then
+    says `Variant "Chess960"` and its castling moves read king-takes-rook)."""
+    if not record.start_fen:
+        return chess.Board()
+    return chess.Board(record.start_fen, chess960=needs_chess960(record.start_fen))
 
 
 def pgn_game(record: PlayedGame, round_number: int | None = None) -> chess.pgn.Game:

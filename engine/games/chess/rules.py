@@ -12,7 +12,8 @@ import chess
 
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
 
-__all__ = ["ChessGame", "ChessState", "BENCH_FENS", "legal_move_list", "board_from_fen_or_epd"]
+__all__ = ["ChessGame", "ChessState", "CHESS960", "BENCH_FENS", "legal_move_list", "board_from_fen_or_epd",
+           "needs_chess960", "chess960_start"]
 
 
 class ChessState:
@@ -26,7 +27,7 @@ class ChessState:
 
     @property
     def game(self) -> "ChessGame":
-        return STANDARD_CHESS
+        return CHESS960 if self.board.chess960 else STANDARD_CHESS
 
     @property
     def to_play(self) -> int:
@@ -96,11 +97,29 @@ class ChessState:
 
 def board_from_fen_or_epd(text: str) -> tuple[chess.Board, dict]:
     """A full FEN (six fields, the move counters last) or an EPD line (four fields, then
-    opcodes) -> (board, EPD opcodes); position files mix both.  Raises ValueError."""
+    opcodes) -> (board, EPD opcodes); position files mix both.  A position whose castling
+    rights only Chess960 has comes back as a chess960 board.  Raises ValueError."""
     fields = text.split()
     if len(fields) == 6 and fields[4].isdigit() and fields[5].isdigit():
-        return chess.Board(text), {}
-    return chess.Board.from_epd(text)
+        return chess.Board(text, chess960=needs_chess960(text)), {}
+    return chess.Board.from_epd(text, chess960=needs_chess960(" ".join(fields[:4] + ["0", "1"])))
+
+
+def needs_chess960(fen: str) -> bool:
+    """The FEN's castling rights exist in Chess960 only (a king off e1/e8 or a castling rook
+    off the corners, in X-FEN or Shredder-FEN): the game is Chess960.  Why: an opening suite
+    or a stored game says it is a Chess960 one by its start position alone, as in cutechess."""
+    try:
+        return chess.Board(fen, chess960=True).clean_castling_rights() != chess.Board(fen).clean_castling_rights()
+    except ValueError:
+        return False
+
+
+def chess960_start(number: int) -> chess.Board:
+    """Chess960 start position `number` (0-959, Scharnagl's numbering; 518 is standard chess)."""
+    board = chess.Board.from_chess960_pos(number)
+    board.chess960 = True
+    return board
 
 
 def _move_table() -> tuple[chess.Move | None, ...]:
@@ -136,14 +155,15 @@ def legal_move_list(board: chess.Board) -> list[chess.Move]:
     py-spy; with the kernel the per-node overhead with a free evaluator fell from ~57 to ~20 us
     (benchmarks/node_overhead.py, quiet; docs/measurements/node-overhead.md).  movegen_kernel.c does python-chess's
     generate_legal_moves step by step in C (in check too) and returns shared, prebuilt Move
-    objects.  Chess960 boards, Board subclasses and the positions the kernel returns None for
-    (a move outside its table, from castling rights no game makes) take the Python code below."""
-    if movegen_kernel is not None and type(board) is chess.Board and not board.chess960:
+    objects (Chess960 boards' castling king-onto-rook, as python-chess's).  Board subclasses
+    and the positions the kernel returns None for (a move outside its table, from castling
+    rights no game makes) take the Python code below."""
+    if movegen_kernel is not None and type(board) is chess.Board:
         occupied_co = board.occupied_co
         moves = movegen_kernel.legal_moves(
             occupied_co[chess.WHITE], occupied_co[chess.BLACK], board.pawns, board.knights, board.bishops,
             board.rooks, board.queens, board.kings, board.promoted, board.turn, board.clean_castling_rights(),
-            board.ep_square)
+            board.ep_square, board.chess960)
         if moves is not None:
             return moves
     return _python_legal_move_list(board)
@@ -184,10 +204,12 @@ BENCH_FENS: tuple[tuple[str, str], ...] = (
 
 
 class ChessGame:
-    """Standard chess.  Moves are chess.Move; text is UCI long algebraic (e2e4, e7e8q, e1g1).
-    The class attributes are the per-game facts of engine/games/base.py's Game."""
+    """Standard chess, or with chess960=True Chess960 (Fischer random: any back-rank start,
+    castling with the king onto its own rook, python-chess's chess960 boards).  Moves are
+    chess.Move; text is UCI long algebraic (e2e4, e7e8q; castling e1g1, or e1h1 in Chess960,
+    the notation UCI_Chess960 asks for).  The class attributes are the per-game facts of
+    engine/games/base.py's Game."""
     name = "chess"
-    label = "chess"
     sized = False                 # one board: get_game("chess") takes no settings
     width = height = 8
     rule = ""
@@ -195,6 +217,10 @@ class ChessGame:
     stones = False
     max_plies: int | None = 300   # self-play and teacher games: random-ish chess rarely ends by itself
     bench_depth = 6               # about 10 s on one free core (measured 2026-11)
+
+    def __init__(self, chess960: bool = False):
+        self.chess960 = chess960
+        self.label = "chess960" if chess960 else "chess"
 
     def dirichlet_alpha(self, n_moves: int) -> float:
         """AlphaZero's chess value (about 10 / a typical 30 legal moves)."""
@@ -205,12 +231,14 @@ class ChessGame:
         return [(f"{label}: {fen}", STANDARD_CHESS.state_from_fen(fen)) for label, fen in BENCH_FENS]
 
     def initial_state(self) -> ChessState:
-        return ChessState(chess.Board())
+        return ChessState(chess.Board(chess960=self.chess960))
 
     def state_from_fen(self, fen: str, moves: Sequence[str] = ()) -> ChessState:
-        """Position from a FEN (or 'startpos') plus UCI moves; GameSetupError / IllegalMoveError."""
+        """Position from a FEN (or 'startpos') plus UCI moves; GameSetupError / IllegalMoveError.
+        Chess960 reads X-FEN and Shredder-FEN castling fields (KQkq or the rooks' files, HAha)."""
         try:
-            board = chess.Board() if fen == "startpos" else chess.Board(fen)
+            board = chess.Board(chess960=self.chess960) if fen == "startpos" else \
+                chess.Board(fen, chess960=self.chess960)
         except ValueError as exc:
             raise GameSetupError(f"invalid FEN {fen!r}: {exc}") from None
         if not board.is_valid():
@@ -232,4 +260,5 @@ class ChessGame:
         return state.board.uci(move)
 
 
-STANDARD_CHESS = ChessGame()   # the game every ChessState belongs to (chess has no variants here)
+STANDARD_CHESS = ChessGame()            # the game of every ChessState on a standard board
+CHESS960 = ChessGame(chess960=True)     # and of every one on a chess960 board
