@@ -116,6 +116,15 @@ def test_arena_opening_start_plays_chess960_from_its_fen():
     assert not start.board.chess960
 
 
+def test_the_web_board_sets_up_a_chess960_fen_as_chess960():
+    from engine.games import board_view
+    view = board_view(ChessGame())
+    state, setup = view.position(ChessGame(), BOTH_WAYS)
+    assert state.board.chess960 and setup == []
+    assert {"f1g1", "f1b1"} <= set(view.snapshot(state.game, state)["legal"])
+    assert not view.position(ChessGame(), chess.STARTING_FEN)[0].board.chess960
+
+
 # ------------------------------------------------------------------ as a process
 
 def test_uci_chess960_through_python_chess():

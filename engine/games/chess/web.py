@@ -30,7 +30,12 @@ def game_record(game: Any, start: Any, moves: Sequence[Move], names: tuple[str, 
 
 
 def position(game: Any, text: str) -> tuple[Any, list[Move]]:
-    """Start state and set-up moves from a FEN (empty: the initial position); GameSetupError."""
+    """Start state and set-up moves from a FEN (empty: the initial position), a Chess960 one
+    when its castling rights need it (castling is then the king's move onto its rook);
+    GameSetupError."""
+    from engine.games.chess.rules import CHESS960, needs_chess960
+    if text and needs_chess960(text):
+        game = CHESS960
     return (game.state_from_fen(text) if text else game.initial_state()), []
 
 
