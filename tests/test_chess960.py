@@ -116,6 +116,27 @@ def test_arena_opening_start_plays_chess960_from_its_fen():
     assert not start.board.chess960
 
 
+def test_a_chess_teacher_plays_chess960_from_a_chess960_suite(tmp_path):
+    """`engine teacher --openings FILE` with Chess960 positions: its games are Chess960 ones
+    (the teacher engine gets UCI_Chess960), not standard chess with the castling rights lost."""
+    import sys
+    from pathlib import Path
+    from engine.train.teacher import TeacherConfig, teacher_batch
+    from engine.train.samples import GameSpec, make_sample
+    from protocols.uci_teacher import uci_teacher
+    suite = tmp_path / "frc.epd"
+    suite.write_text(chess960_start(0).epd() + "\n")          # X-FEN: KQkq
+    starts = ChessOpenings().teacher_starts(str(suite))["openings"]
+    assert starts == (chess960_start(0).fen(shredder=True),)
+    fake = (sys.executable, str(Path(__file__).parent / "fakes" / "uci_fake.py"))
+    config = TeacherConfig(depth=1, max_plies=4, opening_plies=0, epsilon=0.0, uci=fake, openings=starts)
+    samples = teacher_batch(GameSpec("chess", 8, 8, ""), 1, config, seed=0, make_teacher=uci_teacher)
+    start = CHESS960.state_from_fen(starts[0])
+    assert len(samples) == 4
+    assert (samples[0].planes == make_sample(start, [1.0] * len(start.legal_moves())).planes).all()
+    assert samples[0].planes[25:29].any()                           # castling rights kept
+
+
 def test_the_web_board_sets_up_a_chess960_fen_as_chess960():
     from engine.games import board_view
     view = board_view(ChessGame())

@@ -26,7 +26,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine.games import game_profile
 from engine.games.base import Outcome
+from engine.games.openings import Opening
 from engine.games.gomoku.psq import PsqGame
 from engine.train.samples import (GameSpec, Sample, make_sample, move_index, wdl_from_value, with_outcome,
                                   with_replies)
@@ -201,8 +203,8 @@ def _from_record(game: Any, record: PsqGame, rng: random.Random) -> Any:
 def _play(game: Any, teach: Teach, config: TeacherConfig, index: int, rng: random.Random,
           max_plies: int | None, records: list[PsqGame]) -> list[Sample]:
     state = game.initial_state()
-    if config.openings:
-        state = game.state_from_fen(rng.choice(config.openings))
+    if config.openings:     # through the game's book: a Chess960 FEN starts a Chess960 game
+        state, _ = game_profile(game.name).openings().start(game, Opening(name="teacher", fen=rng.choice(config.openings)))
     elif records:
         state = _from_record(game, rng.choice(records), rng)
     for _ in range(config.opening_plies):

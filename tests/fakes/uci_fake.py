@@ -27,6 +27,7 @@ board = chess.Board()
 goes = 0
 multipv = 1
 show_wdl = False
+chess960 = False
 for raw in sys.stdin:
     tokens = raw.split()
     if not tokens:
@@ -37,6 +38,7 @@ for raw in sys.stdin:
         say("option name Hash type spin default 16 min 1 max 64")
         say("option name MultiPV type spin default 1 min 1 max 64")
         say("option name UCI_ShowWDL type check default false")
+        say("option name UCI_Chess960 type check default false")
         say("uciok")
     elif cmd == "setoption" and len(tokens) >= 5:
         name, value = tokens[2], tokens[4]
@@ -44,16 +46,18 @@ for raw in sys.stdin:
             multipv = int(value)
         elif name == "UCI_ShowWDL":
             show_wdl = value == "true"
+        elif name == "UCI_Chess960":
+            chess960 = value == "true"
     elif cmd == "isready":
         say("readyok")
     elif cmd == "ucinewgame" and mode == "slownew":
         time.sleep(sleep)
     elif cmd == "position":
         if tokens[1] == "startpos":
-            board = chess.Board()
+            board = chess.Board(chess960=chess960)
             rest = tokens[2:]
         else:
-            board = chess.Board(" ".join(tokens[2:8]))
+            board = chess.Board(" ".join(tokens[2:8]), chess960=chess960)
             rest = tokens[8:]
         for move in rest[1:] if rest and rest[0] == "moves" else []:
             board.push_uci(move)

@@ -113,8 +113,9 @@ class ChessOpenings(OpeningBook):
         suite = builtin_suite() if path is None else read_suite(path)
         fens = []
         for opening in suite:
-            board = chess.Board(opening.fen or chess.STARTING_FEN)
+            fen = opening.fen or chess.STARTING_FEN
+            board = chess.Board(fen, chess960=needs_chess960(fen))
             for text in opening.moves:
                 board.push_uci(text)
-            fens.append(board.fen())
+            fens.append(board.fen(shredder=board.chess960))
         return {"openings": tuple(fens)}
