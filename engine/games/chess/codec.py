@@ -120,7 +120,7 @@ def _index(flip: int, move: chess.Move) -> int:
     return src * SLOTS + dst
 
 
-def _castling_as_trained(board: chess.Board, move: chess.Move) -> chess.Move:
+def _castling_as_trained(move: chess.Move) -> chess.Move:
     """A Chess960 castling move (king onto its own rook) as the king's move to its castled
     square, the move the network learned castling as (e1g1, e1c1); kept as king-to-rook
     when that square is one step away (a plain king move has that index: f1g1, b1c1)."""
@@ -137,7 +137,7 @@ def _indexed_moves(board: chess.Board, moves):
     if not board.chess960:
         return moves
     kings = board.kings & board.occupied_co[board.turn]
-    return [_castling_as_trained(board, m) if kings >> m.from_square & 1 and board.is_castling(m) else m
+    return [_castling_as_trained(m) if kings >> m.from_square & 1 and board.is_castling(m) else m
             for m in moves]
 
 
