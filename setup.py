@@ -5,7 +5,9 @@ succeeds; everything else is in pyproject.toml):
 - MCTS's descent and backup (engine/search/tree_kernel.c, a CPython extension); without it
   engine/search/mcts.py runs the same search in Python, slower;
 - chess legal-move generation (engine/games/chess/movegen_kernel.c, a CPython extension); without
-  it engine/games/chess/rules.py makes the same move lists with python-chess, slower."""
+  it engine/games/chess/rules.py makes the same move lists with python-chess, slower;
+- the chess alpha-beta tree (engine/games/chess/search_kernel.c, a CPython extension on the same
+  move generator, movegen_core.h); without it alpha-beta searches chess in Python, shallower."""
 from setuptools import Extension, setup
 
 setup(ext_modules=[
@@ -14,5 +16,7 @@ setup(ext_modules=[
     Extension("engine.search._tree_kernel", ["engine/search/tree_kernel.c"],
               extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
     Extension("engine.games.chess._movegen_kernel", ["engine/games/chess/movegen_kernel.c"],
-              extra_compile_args=["-O2"], optional=True),
+              depends=["engine/games/chess/movegen_core.h"], extra_compile_args=["-O2"], optional=True),
+    Extension("engine.games.chess._search_kernel", ["engine/games/chess/search_kernel.c"],
+              depends=["engine/games/chess/movegen_core.h"], extra_compile_args=["-O2"], optional=True),
 ])

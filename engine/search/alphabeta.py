@@ -8,7 +8,9 @@ reductions and quiescence on `noisy_moves()` with stand-pat.
 Optional SearchBoard hooks (see ab_board.py): history_keys() (earlier game positions
 that count as repetitions), rule_terminal() (a cheaper terminal()), push_null() and
 null_move_safe() (null-move pruning), root_plan() (a proven win played at once, or the
-root restricted to the moves that avoid a proven loss: gomoku's threat solver).
+root restricted to the moves that avoid a proven loss: gomoku's threat solver),
+native_tree(memory, hash_mb) (a compiled search of the same tree below the root moves, with
+its pv(); chess: engine/games/chess/native_search.py).
 
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
 at once; the answer is always the best move of the last *completed* depth (the
@@ -49,7 +51,8 @@ class AlphaBetaConfig:
     max_depth / default_time: the default when Limits() names no limit at all.
     poll_nodes: how often the Stopper is asked (nodes; ~2 ms of Python chess search,
     the overshoot past a deadline); lmr: late-move reductions;
-    null_move: null-move pruning (R = 2), used only when the board offers push_null()."""
+    null_move: null-move pruning (R = 2), used only when the board offers push_null();
+    native: below the root, the board's compiled tree when it has one (native_tree())."""
     hash_mb: int = 64
     max_depth: int = 64
     default_time: float = 1.0
@@ -58,6 +61,7 @@ class AlphaBetaConfig:
     lmr: bool = True
     null_move: bool = True
     entry_bytes: int = 256  # measured: ~256 B per filled chess entry
+    native: bool = True
 
 
 class TranspositionTable:
@@ -134,10 +138,12 @@ class AlphaBeta:
         self.config = config or AlphaBetaConfig()
         self.tt = TranspositionTable(self.config.hash_mb, self.config.entry_bytes)
         self.history: dict[Move, int] = {}
+        self.native_memory: dict[str, Any] = {}   # a compiled tree's table and history (native_tree)
 
     def new_game(self) -> None:
         self.tt.clear()
         self.history.clear()
+        self.native_memory.clear()
 
     def search(self, state, limits: Limits, *, stop: threading.Event | None = None,
                on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
@@ -151,7 +157,7 @@ class _Run:
 
     __slots__ = ("owner", "config", "state", "limits", "board", "terminal", "stopper", "on_info", "tt",
                  "history", "killers", "path", "nodes", "seldepth", "next_poll", "node_limit",
-                 "max_ply", "lmr", "null_move")
+                 "max_ply", "lmr", "null_move", "native", "partial")
 
     def __init__(self, owner: AlphaBeta, state, limits: Limits, stop: threading.Event | None,
                  on_info: Callable[[SearchInfo], None] | None):
@@ -175,6 +181,9 @@ class _Run:
         self.seldepth = 0
         self.node_limit = None if limits.infinite else limits.nodes
         self.next_poll = 0
+        native_tree = getattr(self.board, "native_tree", None) if self.config.native else None
+        self.native = native_tree(owner.native_memory, self.config.hash_mb) if native_tree is not None else None
+        self.partial: tuple[int, Move] | None = None   # a stopped iteration's better move (_root)
 
     # -- limits -------------------------------------------------------------------
     def _poll(self) -> None:
@@ -182,6 +191,15 @@ class _Run:
             raise _Stopped
         step = self.nodes + self.config.poll_nodes
         self.next_poll = step if self.node_limit is None else min(step, self.node_limit)
+
+    def _native_search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """_search() by the board's compiled tree, which asks the Stopper as _poll() does."""
+        score, self.nodes, seldepth = self.native.search(depth, alpha, beta, ply, self.stopper.should_stop,
+                                                          self.nodes, self.node_limit)
+        self.seldepth = max(self.seldepth, seldepth)
+        if score is None:
+            raise _Stopped
+        return score
 
     # -- the driver ---------------------------------------------------------------
     def run(self) -> SearchResult:
@@ -205,12 +223,22 @@ class _Run:
         self.path.add(root_key)
         depth = 1
         iteration_time = growth = 0.0
+        # With the compiled tree a stopped iteration still answers (below), so one is started
+        # when about half of it fits; the Python tree's is wasted, so it must fit whole.
+        keeps_partial = self.native is not None and wanted == 1
+        fits = 0.5 if keeps_partial else 1.0
         while depth <= max(1, min(max_depth, self.max_ply)) and stopper.may_start_iteration(
-                depth, self.nodes, iteration_time * growth):
+                depth, self.nodes, iteration_time * growth * fits):
             started = stopper.elapsed()
+            self.partial = None
             try:
                 lines, settled = self._lines(root_moves, depth, wanted)
             except _Stopped:
+                if keeps_partial and self.partial is not None:
+                    score, best_move = self.partial
+                    info = self._info(depth, score, self._pv(best_move, depth))
+                    if self.on_info is not None:
+                        self.on_info(info)
                 break
             took = stopper.elapsed() - started
             growth = min(max(took / iteration_time, 2.0), 8.0) if iteration_time > 0 else 6.0
@@ -233,7 +261,7 @@ class _Run:
             if self.on_info is not None:
                 self.on_info(info)
         else:  # the last completed depth's answer, with the whole search's effort
-            info = replace(info, nodes=self.nodes, time=stopper.elapsed(), hashfull=self.tt.hashfull())
+            info = replace(info, nodes=self.nodes, time=stopper.elapsed(), hashfull=self._hashfull())
         ponder = info.pv[1] if len(info.pv) > 1 else None
         return SearchResult(best_move=best_move, value=info.value, info=info, ponder_move=ponder)
 
@@ -293,6 +321,9 @@ class _Run:
             root_moves[:count] = [move for _, move, _ in lines]
         return lines, settled
 
+    def _hashfull(self) -> int:
+        return self.tt.hashfull() if self.native is None else self.native.hashfull()
+
     def _info(self, depth: int, score: int, pv: tuple[Move, ...], multipv: int = 1) -> SearchInfo:
         mate_plies = None
         if abs(score) > MATE_BOUND:
@@ -302,7 +333,7 @@ class _Run:
             value = value_from_cp(score)
         return SearchInfo(depth=depth, seldepth=max(depth, self.seldepth), value=value,
                           nodes=self.nodes, time=self.stopper.elapsed(), pv=pv,
-                          mate_plies=mate_plies, multipv=multipv, hashfull=self.tt.hashfull())
+                          mate_plies=mate_plies, multipv=multipv, hashfull=self._hashfull())
 
     def _pv(self, move: Move, depth: int) -> tuple[Move, ...]:
         """The root move, then TT moves while each is among the board's moves (so legal)."""
@@ -314,6 +345,10 @@ class _Run:
             board.pop()
             return tuple(pv)
         seen.add(board.key())
+        if self.native is not None:
+            pv += self.native.pv(depth + 7)
+            board.pop()
+            return tuple(pv)
         while len(pv) < depth + 8 and board.terminal() is None:
             entry = tt.probe(hash(board.key()))
             if entry is None or entry[4] is None or entry[4] not in [m for m, _ in board.ordered_moves()]:
@@ -330,7 +365,8 @@ class _Run:
     # -- the tree -----------------------------------------------------------------
     def _root(self, root_moves: list[Move], depth: int) -> tuple[int, Move, bool]:
         """(score, best move, exact): exact when every root move ended the game at once."""
-        board, search = self.board, self._search
+        board = self.board
+        search = self._search if self.native is None else self._native_search
         self.nodes += 1
         alpha, beta = -INF, INF
         best, best_move = -INF, root_moves[0]
@@ -338,20 +374,24 @@ class _Run:
         exact = True
         for index, move in enumerate(root_moves):
             board.push(move)
-            if board.key() in path:
-                score = 0  # back to a position of the game (quiescence would not see it)
-            elif exact and (result := board.terminal()) is not None:
-                score = -_terminal_score(result, 1)  # mate, stalemate or a rule draw at once
-            else:
-                exact = False  # a move into a live position: deeper passes may see more
-                if index == 0:
-                    score = -search(depth - 1, -beta, -alpha, 1)
+            try:
+                if board.key() in path:
+                    score = 0  # back to a position of the game (quiescence would not see it)
+                elif exact and (result := board.terminal()) is not None:
+                    score = -_terminal_score(result, 1)  # mate, stalemate or a rule draw at once
                 else:
-                    score = -search(depth - 1, -alpha - 1, -alpha, 1)
-                    if score > alpha:
+                    exact = False  # a move into a live position: deeper passes may see more
+                    if index == 0:
                         score = -search(depth - 1, -beta, -alpha, 1)
-            board.pop()
+                    else:
+                        score = -search(depth - 1, -alpha - 1, -alpha, 1)
+                        if score > alpha:
+                            score = -search(depth - 1, -beta, -alpha, 1)
+            finally:
+                board.pop()   # the Python tree may leave deeper pushes behind when stopped
             if score > best:
+                if index > 0:
+                    self.partial = (score, move)   # searched in full: better than the last best
                 best, best_move = score, move
                 if score > alpha:
                     alpha = score

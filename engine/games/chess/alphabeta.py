@@ -18,6 +18,7 @@ import chess
 
 from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS
 from engine.games.chess.pst import PHASE_TOTAL, PHASE_WEIGHT, pst_tables
+from engine.games.chess.native_search import NativeTree, kernel as native_kernel
 from engine.games.chess.rules import legal_move_list
 
 __all__ = ["ChessSearchBoard"]
@@ -240,3 +241,10 @@ class ChessSearchBoard:
 
     def in_check(self) -> bool:
         return self.board.is_check()
+
+    def native_tree(self, memory: dict, hash_mb: int) -> NativeTree | None:
+        """The compiled tree below this root (search_kernel.c), when built; a Board subclass
+        (a variant python-chess models) keeps the Python tree."""
+        if native_kernel is None or type(self.board) is not chess.Board:
+            return None
+        return NativeTree(self.board, memory, hash_mb)

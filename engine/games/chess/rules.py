@@ -6,6 +6,7 @@ repetition detection, so playing is O(halfmove clock), not O(game length).
 """
 from __future__ import annotations
 
+import functools
 from typing import Hashable, Sequence
 
 import chess
@@ -122,8 +123,9 @@ def chess960_start(number: int) -> chess.Board:
     return board
 
 
-def _move_table() -> tuple[chess.Move | None, ...]:
-    """movegen_kernel.c's moves by code, (from * 64 + to) * 5 + promotion (0 none, else the
+@functools.lru_cache(maxsize=None)
+def move_table() -> tuple[chess.Move | None, ...]:
+    """The C kernels' moves by code (movegen_kernel.c, search_kernel.c), (from * 64 + to) * 5 + promotion (0 none, else the
     piece type - 1): every move a position can make (queen lines and knight jumps, and
     promotions one step onto the last rank), built once; None for the other codes."""
     table: list[chess.Move | None] = [None] * (64 * 64 * 5)
@@ -142,7 +144,7 @@ def _move_table() -> tuple[chess.Move | None, ...]:
 
 try:   # legal-move generation in C (movegen_kernel.c, built by pip install); the same lists
     from engine.games.chess import _movegen_kernel as movegen_kernel   # type: ignore[attr-defined]
-    movegen_kernel.bind(_move_table())
+    movegen_kernel.bind(move_table())
 except ImportError:    # not built (no C compiler or no Python headers): python-chess below, slower
     movegen_kernel = None
 
