@@ -160,3 +160,66 @@ def test_new_game_clears_the_kernels_table():
     assert searcher.native_memory and any(searcher.native_memory["tt"])
     searcher.new_game()
     assert not searcher.native_memory
+
+
+class _ScriptedTree:
+    """A compiled tree stand-in: the mover's score of each root move by depth; None stops."""
+
+    SCORES = {1: {"a": 10, "b": 0, "c": -5}, 2: {"a": 10, "b": 5, "c": 0}, 3: {"a": 10, "b": 50, "c": None}}
+
+    def __init__(self, board):
+        self.board = board
+
+    def search(self, depth, alpha, beta, ply, poll, nodes, node_limit):
+        score = self.SCORES[depth + 1][self.board.stack[-1]]
+        return (None if score is None else -score), nodes + 1, ply
+
+    def pv(self, max_len):
+        return []
+
+    def hashfull(self):
+        return 0
+
+
+class _RootOnlyBoard:
+    """Three root moves whose subtrees only the scripted tree knows."""
+
+    def __init__(self):
+        self.stack = ["R"]
+
+    def push(self, move):
+        self.stack.append(move)
+
+    def pop(self):
+        self.stack.pop()
+
+    def key(self):
+        return tuple(self.stack)
+
+    def terminal(self):
+        return None
+
+    def evaluate(self):
+        return 0
+
+    def ordered_moves(self):
+        return [(m, 0) for m in "abc"] if len(self.stack) == 1 else []
+
+    def native_tree(self, memory, hash_mb):
+        return _ScriptedTree(self)
+
+
+class _RootState:
+    def legal_moves(self):
+        return list("abc")
+
+
+def test_a_stopped_iteration_still_answers_with_a_better_move_it_finished():
+    """Depth 3 is stopped at its third root move, after "b" beat the old best "a" in full:
+    the answer is "b", reported at depth 3 (the Python tree would fall back on depth 2's "a")."""
+    reports = []
+    searcher = AlphaBeta(lambda state: _RootOnlyBoard(), AlphaBetaConfig(hash_mb=1))
+    result = searcher.search(_RootState(), Limits(depth=5), on_info=reports.append)
+    assert result.best_move == "b"
+    assert reports[-1].depth == 3 and reports[-1].pv == ("b",)
+    assert [info.pv[0] for info in reports[:-1]] == ["a", "a"]

@@ -22,6 +22,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <string.h>
 #include "movegen_core.h"
 
@@ -31,6 +32,11 @@
 #define MAX_PLY 96                   /* AlphaBetaConfig.max_ply */
 #define MAX_PATH 1024
 #define HISTORY_CAP (1 << 28)
+/* Shallow pruning away from the principal variation (centipawns, PeSTO's scale). */
+#define REVERSE_FUTILITY_MARGIN 120     /* a node this far above beta per ply left fails high */
+static const int futility_margin[3] = {0, 150, 320};   /* quiet moves this far below alpha, by depth */
+#define DELTA_MARGIN 200                /* quiescence: a capture that cannot lift alpha by this */
+static const int piece_cp[7] = {0, 100, 320, 330, 500, 950, 0};
 enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 enum { PAWN = 1, KNIGHT, BISHOP, ROOK, QUEEN, KING };
 
@@ -71,6 +77,7 @@ typedef struct {
     PyObject *poll;
 } Search;
 
+static int reductions[64][MAX_MOVES > 256 ? 256 : MAX_MOVES];   /* late-move reductions [depth][index] */
 static int mg_table[14][64], eg_table[14][64], phase_weight[7];   /* bind_evaluation() */
 static int have_tables;
 static uint64_t zobrist_piece[14][64], zobrist_castling[64], zobrist_ep[8], zobrist_turn;
@@ -371,6 +378,9 @@ static int qsearch(Search *s, const Node *n, int alpha, int beta, int ply)
             int attacker = order_value[type_at(p, from)];
             if (attacker > victim && !promo && attackers(p, them, to, p->occupied))
                 continue;            /* likely loses material (a cheap SEE < 0) */
+            if (!promo && best + piece_cp[type_at(p, to) ? type_at(p, to) : PAWN] + DELTA_MARGIN <= alpha &&
+                (p->co[p->turn] & ~(p->pawns | p->kings)))
+                continue;            /* even winning the piece leaves us below alpha */
             codes[count] = code;
             scores[count++] = 32 * victim - attacker + (promo ? 64 : 0);
         }
@@ -434,19 +444,29 @@ static int search(Search *s, const Node *n, int depth, int alpha, int beta, int 
     if (s->path_len >= MAX_PATH - 1)
         return evaluate(p);
 
-    s->path[s->path_len++] = n->key;
+    int pv_node = beta - alpha > 1;
+    int static_eval = checkers ? -INF : evaluate(p);
+    int pieces = (p->co[p->turn] & ~(p->pawns | p->kings)) != 0;
     if (checkers) {
         depth++;
-    } else if (null_ok && depth >= 3 && beta - alpha == 1 &&
-               (p->co[p->turn] & ~(p->pawns | p->kings)) && evaluate(p) >= beta) {
+    } else if (!pv_node && depth <= 3 && beta < MATE_BOUND && beta > -MATE_BOUND &&
+               static_eval - REVERSE_FUTILITY_MARGIN * depth >= beta) {
+        return static_eval;          /* reverse futility: far above beta with little depth left */
+    } else if (null_ok && depth >= 3 && !pv_node && pieces && static_eval >= beta) {
         Node child;                  /* passing still fails high: a real move would too */
         make_null(n, &child);
-        int score = -search(s, &child, depth - 3, -beta, 1 - beta, ply + 1, 0);
-        if (s->stopped || score >= beta) {
-            s->path_len--;
+        s->path[s->path_len++] = n->key;
+        int score = -search(s, &child, depth - (depth >= 7 ? 4 : 3), -beta, 1 - beta, ply + 1, 0);
+        s->path_len--;
+        if (s->stopped || score >= beta)
             return s->stopped ? 0 : score > MATE_BOUND ? beta : score;
-        }
     }
+    s->path[s->path_len++] = n->key;
+    /* Quiet moves of a shallow node far below alpha cannot raise it: futility pruning; late
+     * quiet moves of a shallow node are pruned by count. */
+    int futile = !pv_node && !checkers && depth <= 2 && alpha < MATE_BOUND && alpha > -MATE_BOUND &&
+                 static_eval + futility_margin[depth] <= alpha;
+    int prune_late = !pv_node && !checkers && depth <= 3 ? 4 + depth * depth : MAX_MOVES;
 
     int side = p->turn;
     uint16_t *killers = s->h->killers[ply];
@@ -465,19 +485,28 @@ static int search(Search *s, const Node *n, int depth, int alpha, int beta, int 
         scores[i] = score + s->h->history[side][code / 5];
     }
     int alpha0 = alpha, best = -INF, best_move = -1;
-    int reduce_ok = depth >= 3 && !checkers && beta - alpha == 1;
+    int reduce_ok = depth >= 3 && !checkers;
     for (int i = 0; i < count; i++) {
         pick(codes, scores, i, count);
         int code = codes[i];
         Node child;
         make_move(n, code, &child);
+        int quiet = scores[i] < KILLER_BONUS;   /* no capture, promotion, TT move or killer */
         int score;
         if (i == 0) {
             score = -search(s, &child, depth - 1, -beta, -alpha, ply + 1, 1);
         } else {
+            int gives_check = quiet && (futile || i >= prune_late || reduce_ok) ? checkers_of(&child.p) != 0 : 1;
+            if (quiet && !gives_check && (futile || i >= prune_late) && best > -MATE_BOUND)
+                continue;
             int reduction = 0;
-            if (reduce_ok && i >= 3 && scores[i] < KILLER_BONUS && !checkers_of(&child.p))
-                reduction = i < 8 ? 1 : 2;
+            if (reduce_ok && i >= 3 && quiet && !gives_check) {
+                reduction = reductions[depth < 64 ? depth : 63][i < 256 ? i : 255] - pv_node;
+                if (reduction > depth - 2)
+                    reduction = depth - 2;
+                if (reduction < 0)
+                    reduction = 0;
+            }
             score = -search(s, &child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, 1);
             if (!s->stopped && score > alpha && (reduction || score < beta))
                 score = -search(s, &child, depth - 1, -beta, -alpha, ply + 1, 1);
@@ -845,6 +874,13 @@ static uint64_t splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+static void init_reductions(void)
+{
+    for (int depth = 1; depth < 64; depth++)
+        for (int i = 1; i < 256; i++)
+            reductions[depth][i] = (int)(0.75 + log((double)depth) * log((double)i) / 2.25);
+}
+
 static void init_zobrist(void)
 {
     uint64_t state = 2026;
@@ -879,6 +915,7 @@ PyMODINIT_FUNC PyInit__search_kernel(void)
 {
     init_tables();
     init_zobrist();
+    init_reductions();
     PyObject *m = PyModule_Create(&module);
     if (m != NULL && (PyModule_AddIntConstant(m, "ENTRY_BYTES", (long)sizeof(Entry)) < 0 ||
                       PyModule_AddIntConstant(m, "HEURISTICS_BYTES", (long)sizeof(Heuristics)) < 0)) {
