@@ -86,9 +86,29 @@ def test_the_kernels_key_is_the_position_not_the_path():
     assert kernel.key(position_of(real_ep)) != kernel.key(position_of(chess.Board("4k3/8/8/8/3pP3/8/8/4K3 b - - 0 1")))
 
 
-def test_the_kernels_evaluation_is_the_boards():
+def test_the_kernels_pesto_evaluation_is_the_boards_and_its_full_one_is_colour_blind():
+    """Without its positional terms the kernel's evaluation is ChessSearchBoard's to the
+    centipawn; with them a position and its colour-mirrored twin score the same for the
+    side to move, give or take the floor division's rounding (a sign slip in any term breaks that)."""
+    checked = 0
     for board in _random_positions(3, games=8, plies=100, chess960=False):
-        assert kernel.evaluate(position_of(board)) == ChessSearchBoard(board.copy()).evaluate()
+        assert kernel.evaluate(position_of(board), False) == ChessSearchBoard(board.copy()).evaluate()
+        assert abs(kernel.evaluate(position_of(board)) - kernel.evaluate(position_of(board.mirror()))) <= 1
+        checked += 1
+    assert checked > 400
+
+
+def test_the_positional_terms_reward_the_bishop_pair_mobility_and_open_files():
+    def extra(fen: str) -> int:
+        position = position_of(chess.Board(fen))
+        return kernel.evaluate(position) - kernel.evaluate(position, False)
+
+    # white's two bishops against bishop and knight, everything else symmetric
+    assert extra("4k3/pppp1ppp/2n1b3/8/8/2B1B3/PPPP1PPP/4K3 w - - 0 1") > 0
+    # the same rook on an open file rather than behind its own pawn
+    assert extra("4k3/pppp1ppp/8/8/8/8/PPPP1PPP/4RK2 w - - 0 1") > extra("4k3/pppp1ppp/8/8/8/8/PPPPRPPP/5K2 w - - 0 1")
+    # a knight in the centre rather than in the corner
+    assert extra("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1") > extra("4k3/8/8/8/8/8/8/N3K3 w - - 0 1")
 
 
 def test_a_malformed_position_is_an_error_not_a_crash():

@@ -275,3 +275,17 @@ def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_thresho
     assert len(built.searcher.rate.samples) == 2 and built.searcher.rate.per_second > 0   # probed at build
     mcts = build_player(get_game("chess"), PlayerOptions(player="mcts"))
     assert isinstance(mcts.searcher, MCTS)          # asked for by name: MCTS at every clock
+
+
+def test_chess_auto_switches_at_20000_playouts_with_the_compiled_tree_and_300_without(monkeypatch):
+    """The compiled alpha-beta outplays MCTS up to a second a move (chess-native-search.md);
+    the Python one only on a bullet clock."""
+    from engine.games.chess import native_search
+    from engine.players.clock_switch import ClockSwitch
+    if native_search.kernel is not None:
+        built = build_player(get_game("chess"), PlayerOptions(player="auto"))
+        assert isinstance(built.searcher, ClockSwitch) and built.searcher.fast_below_playouts == 20_000
+    import engine.games.chess
+    threshold = engine.games.chess.PROFILE.auto_alphabeta_below_playouts
+    monkeypatch.setattr(native_search, "kernel", None)
+    assert threshold() == 300

@@ -36,7 +36,8 @@ class GameProfile:
     and short_search_seconds).  board_tuned: (game) -> the values that differ by board, over
     mcts_tuned (gomoku: the leaf batch on large boards).
     auto_alphabeta_below_playouts: Player auto plays alpha-beta for moves whose planned time
-    buys fewer MCTS playouts than this on the machine it runs on (None: MCTS at every clock).
+    buys fewer MCTS playouts than this on the machine it runs on (None: MCTS at every clock;
+    a callable gives the number when a player is built: chess's depends on a compiled kernel).
     openings: () -> its OpeningBook (suites, generated openings, start positions for the arena
     and the teachers).  records: () -> its RecordFormat (the record file a game is written to,
     the report viewer's frames)."""
@@ -50,7 +51,7 @@ class GameProfile:
     prover: Callable[[Any], Any] | None = None
     mcts_tuned: Mapping[str, float] = field(default_factory=dict)
     board_tuned: Callable[[Any], Mapping[str, float]] | None = None
-    auto_alphabeta_below_playouts: float | None = None
+    auto_alphabeta_below_playouts: float | Callable[[], float] | None = None
     openings: Callable[[], OpeningBook] = OpeningBook
     records: Callable[[], RecordFormat] = RecordFormat
 

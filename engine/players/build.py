@@ -66,6 +66,8 @@ def make_searcher(game: Game, options: PlayerOptions, notes: Notes | None = None
     searcher = builder(game, resolved, notes)
     auto_mcts = options.player == "auto" and resolved.player == "mcts"
     fast_below = game_profile(game.name).auto_alphabeta_below_playouts if auto_mcts else None
+    if callable(fast_below):
+        fast_below = fast_below()
     if fast_below is not None:
         searcher = _clock_switch(game, resolved, searcher, fast_below, notes)
     return searcher

@@ -28,6 +28,7 @@ __all__ = ["AlphaBetaCheck", "CHECK_SHARE", "VETO_CP"]
 
 CHECK_SHARE = 0.3    # of the move's planned time, kept back for the check (when it is on)
 FULL_SEARCH_SHARE = 0.5   # of the check's time: the most the search for alpha-beta's best may start into
+FULL_SEARCH_END = 0.6     # of the check's time: where the search for alpha-beta's best is stopped
 VETO_CP = 100        # the chosen move this far below alpha-beta's best (same depth) is vetoed
 MIN_DEPTH = 2        # a verdict from a shallower search is not trusted
 HASH_MB = 16         # the checker's own transposition table
@@ -81,9 +82,10 @@ class AlphaBetaCheck:
         deadline = stopper.elapsed() + min(self._budget, max(0.0, stopper.time_left() or 0.0))
         searcher = self._alphabeta()
         left = max(0.0, deadline - stopper.elapsed())
-        # No iteration started past half the time: the chosen move's own search needs the rest
-        # (measured: a full search left to its hard limit often left none, and no verdict).
-        best = searcher.search(root.state, Limits(time=left, soft_time=left * FULL_SEARCH_SHARE),
+        # No iteration started past half the time, none run past FULL_SEARCH_END of it: the
+        # chosen move's own search needs the rest (measured: a full search left to its hard limit
+        # often left none, and no verdict; the compiled tree starts iterations it may not finish).
+        best = searcher.search(root.state, Limits(time=left * FULL_SEARCH_END, soft_time=left * FULL_SEARCH_SHARE),
                                stop=stopper.event)
         self.last_best = best.best_move
         if best.info is None or best.info.depth < MIN_DEPTH or best.best_move is None:

@@ -32,6 +32,13 @@ def _alphabeta_board(game: Any, solver: bool) -> Any:
     return ChessSearchBoard.from_state
 
 
+def _alphabeta_below_playouts() -> float:
+    """Player auto's switch (below): 20,000 playouts with the compiled alpha-beta tree, 300
+    where it is not built and alpha-beta searches in Python."""
+    from engine.games.chess.native_search import kernel
+    return 20_000 if kernel is not None else 300
+
+
 def _openings() -> Any:
     from engine.games.chess.openings import ChessOpenings
     return ChessOpenings()
@@ -63,11 +70,12 @@ PROFILE = GameProfile(
     # with both, policy temperature 1.3: 110.5/200 against 1.0, LOS 96 % (thirty-fourth session)
     mcts_tuned={"c_init": 1.8, "fpu_reduction": 0.3, "policy_temperature": 1.3, "leaves_per_batch": 16,
                 "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
-    # Player auto: alpha-beta for moves whose planned time buys under 300 playouts at the probed
-    # rate (docs/measurements/player-auto.md).  Since both searchers take their moves from the C
-    # move generator (alpha-beta +61 % nodes/s, MCTS +25 %), MCTS scored against alpha-beta
-    # 29.5/80 at 3+0.03 (a game's first moves planned at about 200 playouts), 43.5/80 at 5+0.05
-    # (about 350) and 26.5/40 at 10+0.1 (about 780); before it, the crossing sat near 120.
-    auto_alphabeta_below_playouts=300,
+    # Player auto: alpha-beta for moves whose planned time buys under 20,000 MCTS playouts at the
+    # probed rate (docs/measurements/player-auto.md, chess-native-search.md).  Since alpha-beta
+    # searches below the root in C (search_kernel.c, depth 14 at a second a move against MCTS's
+    # 2,500 playouts) MCTS scored 3.5/40 against it at 10+0.1 and 3/20 at 1 s a move; 20,000
+    # playouts is about 6 s a move on the VM that measured it, past which no match has been played.
+    # Before the compiled tree the crossing sat at 300 (Python alpha-beta, C move generator).
+    auto_alphabeta_below_playouts=_alphabeta_below_playouts,
     openings=_openings, records=_records,
 )

@@ -130,6 +130,30 @@ static uint64_t compute_key(const Position *p)
     return key;
 }
 
+static Bitboard piece_bb(const Position *p, int type)
+{
+    return *pieces_of((Position *)p, type);
+}
+
+/* The key of q, a move (or a pass) away from n: n's key with every square whose piece changed,
+ * the castling rights that changed and both en passant squares toggled (compute_key's terms). */
+static uint64_t key_after(const Node *n, const Position *q)
+{
+    const Position *p = &n->p;
+    uint64_t key = n->key ^ zobrist_turn;
+    for (int color = 0; color < 2; color++)
+        for (int type = PAWN; type <= KING; type++)
+            for (Bitboard d = (piece_bb(p, type) & p->co[color]) ^ (piece_bb(q, type) & q->co[color]); d; d &= d - 1)
+                key ^= zobrist_piece[(color == WHITE ? 7 : 0) + type][LSB(d)];
+    for (Bitboard c = p->castling ^ q->castling; c; c &= c - 1)
+        key ^= zobrist_castling[LSB(c)];
+    if (ep_counts(p))
+        key ^= zobrist_ep[FILE_OF(p->ep)];
+    if (ep_counts(q))
+        key ^= zobrist_ep[FILE_OF(q->ep)];
+    return key;
+}
+
 static Bitboard backrank(int color)
 {
     return color == WHITE ? RANK_1 : RANK_8;
@@ -188,7 +212,7 @@ static void make_move(const Node *n, int code, Node *out)
     q->turn = them;
     q->occupied = q->co[WHITE] | q->co[BLACK];
     out->halfmove = reset ? 0 : n->halfmove + 1;
-    out->key = compute_key(q);
+    out->key = key_after(n, q);
 }
 
 static void make_null(const Node *n, Node *out)
@@ -197,7 +221,7 @@ static void make_null(const Node *n, Node *out)
     out->p.turn = !n->p.turn;
     out->p.ep = -1;
     out->halfmove = n->halfmove + 1;
-    out->key = compute_key(&out->p);
+    out->key = key_after(n, &out->p);
 }
 
 static Bitboard checkers_of(const Position *p)
@@ -219,8 +243,55 @@ static int insufficient(const Position *p)
     return !p->knights && (!(p->bishops & light) || !(p->bishops & ~light));
 }
 
-/* ChessSearchBoard.evaluate(): PeSTO, tapered by phase, for the side to move. */
-static int evaluate(const Position *p)
+/* Terms beside PeSTO's tables, (middlegame, endgame) centipawns for White: the bishop pair,
+ * mobility (squares a piece attacks that hold no piece of its own and no enemy pawn attacks,
+ * about a typical count) and rooks on open or half-open files.  Why: PeSTO's tables see each
+ * piece alone; these are the usual first terms of a hand-written evaluation. */
+static const int mobility_mg[7] = {0, 0, 4, 5, 2, 1, 0}, mobility_eg[7] = {0, 0, 4, 5, 4, 2, 0};
+static const int mobility_typical[7] = {0, 0, 4, 7, 7, 14, 0};
+#define BISHOP_PAIR_MG 30
+#define BISHOP_PAIR_EG 50
+#define ROOK_OPEN_MG 25
+#define ROOK_OPEN_EG 10
+#define ROOK_HALF_OPEN_MG 12
+#define ROOK_HALF_OPEN_EG 5
+
+static void positional_terms(const Position *p, int *mg, int *eg)
+{
+    const Bitboard file_a = 0x0101010101010101ULL;
+    for (int color = BLACK; color <= WHITE; color++) {
+        int sign = color == WHITE ? 1 : -1, them = !color;
+        Bitboard own = p->co[color];
+        Bitboard enemy_pawn_attacks = 0;
+        for (Bitboard b = p->pawns & p->co[them]; b; b &= b - 1)
+            enemy_pawn_attacks |= pawn_attacks[them][LSB(b)];
+        Bitboard bishops = p->bishops & own;
+        if (bishops & (bishops - 1)) {
+            *mg += sign * BISHOP_PAIR_MG;
+            *eg += sign * BISHOP_PAIR_EG;
+        }
+        for (Bitboard b = own & (p->knights | p->bishops | p->rooks | p->queens); b; b &= b - 1) {
+            int sq = LSB(b), type = type_at(p, sq);
+            int count = __builtin_popcountll(piece_attacks(p, sq) & ~own & ~enemy_pawn_attacks) - mobility_typical[type];
+            *mg += sign * mobility_mg[type] * count;
+            *eg += sign * mobility_eg[type] * count;
+            if (type == ROOK) {
+                Bitboard file = file_a << FILE_OF(sq);
+                if (!(file & p->pawns)) {
+                    *mg += sign * ROOK_OPEN_MG;
+                    *eg += sign * ROOK_OPEN_EG;
+                } else if (!(file & p->pawns & own)) {
+                    *mg += sign * ROOK_HALF_OPEN_MG;
+                    *eg += sign * ROOK_HALF_OPEN_EG;
+                }
+            }
+        }
+    }
+}
+
+/* PeSTO's tapered evaluation for the side to move, with the positional terms when asked
+ * (without them it is ChessSearchBoard.evaluate(), to the centipawn). */
+static int tapered(const Position *p, int positional)
 {
     int mg = 0, eg = 0, phase = 0;
     for (Bitboard b = p->occupied; b; b &= b - 1) {
@@ -229,11 +300,18 @@ static int evaluate(const Position *p)
         eg += eg_table[index][sq];
         phase += phase_weight[type];
     }
+    if (positional)
+        positional_terms(p, &mg, &eg);
     if (phase > 24)
         phase = 24;
     long num = (long)mg * phase + (long)eg * (24 - phase);
     int score = (int)(num >= 0 ? num / 24 : -((-num + 23) / 24));   /* Python's floor division */
     return p->turn == WHITE ? score : -score;
+}
+
+static int evaluate(const Position *p)
+{
+    return tapered(p, 1);
 }
 
 /* -- the search ------------------------------------------------------------------------- */
@@ -606,18 +684,25 @@ static PyObject *py_key(PyObject *self, PyObject *position)
     return PyLong_FromUnsignedLongLong(n.key);
 }
 
-/* evaluate(position) -> PeSTO's score for the side to move (centipawns). */
-static PyObject *py_evaluate(PyObject *self, PyObject *position)
+/* evaluate(position, positional=True) -> the search's score for the side to move
+ * (centipawns); positional=False: PeSTO's alone, as ChessSearchBoard.evaluate(). */
+static PyObject *py_evaluate(PyObject *self, PyObject *args)
 {
+    PyObject *position;
+    int positional = 1;
     Node n;
+    if (!PyArg_ParseTuple(args, "O|p", &position, &positional))
+        return NULL;
     if (!have_tables) {
         PyErr_SetString(PyExc_RuntimeError, "evaluate() before bind_evaluation()");
         return NULL;
     }
     if (read_position(position, &n) < 0)
         return NULL;
-    return PyLong_FromLong(evaluate(&n.p));
+    return PyLong_FromLong(tapered(&n.p, positional));
 }
+
+static long long key_errors;   /* perft's check of key_after against compute_key */
 
 static long long perft(const Node *n, int depth)
 {
@@ -630,12 +715,14 @@ static long long perft(const Node *n, int depth)
     for (int i = 0; i < moves.n; i++) {
         Node child;
         make_move(n, moves.codes[i], &child);
+        key_errors += child.key != compute_key(&child.p);
         total += perft(&child, depth - 1);
     }
     return total;
 }
 
-/* perft(position, depth) -> leaf count through this file's make_move (its test). */
+/* perft(position, depth) -> leaf count through this file's make_move (its test), checking
+ * every incremental key against a full one (RuntimeError when one differs). */
 static PyObject *py_perft(PyObject *self, PyObject *args)
 {
     PyObject *position;
@@ -643,7 +730,13 @@ static PyObject *py_perft(PyObject *self, PyObject *args)
     Node n;
     if (!PyArg_ParseTuple(args, "Oi", &position, &depth) || read_position(position, &n) < 0)
         return NULL;
-    return PyLong_FromLongLong(perft(&n, depth));
+    key_errors = 0;
+    long long leaves = perft(&n, depth);
+    if (key_errors) {
+        PyErr_Format(PyExc_RuntimeError, "perft: %lld incremental keys differ from the full key", key_errors);
+        return NULL;
+    }
+    return PyLong_FromLongLong(leaves);
 }
 
 /* search(tt, heuristics, position, path_keys, depth, alpha, beta, ply, poll, poll_every,
@@ -900,7 +993,8 @@ static PyMethodDef methods[] = {
      "-> (score or None when poll stopped it, nodes, seldepth)"},
     {"pv", py_pv, METH_VARARGS, "pv(tt, position, path_keys, max_len) -> the table's line from the position (codes)"},
     {"key", py_key, METH_O, "key(position) -> Zobrist key"},
-    {"evaluate", py_evaluate, METH_O, "evaluate(position) -> PeSTO score for the side to move"},
+    {"evaluate", py_evaluate, METH_VARARGS,
+     "evaluate(position, positional=True) -> the search's score for the side to move (False: PeSTO's alone)"},
     {"perft", py_perft, METH_VARARGS, "perft(position, depth) -> leaves, through the search's make_move"},
     {"hashfull", py_hashfull, METH_O, "hashfull(tt) -> per mille of the first 1000 entries in use"},
     {"age", py_age, METH_O, "age(heuristics): history / 4, killers cleared"},
