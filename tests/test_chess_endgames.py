@@ -107,9 +107,11 @@ def test_chess_names_the_mop_up_evaluator_and_gomoku_none():
 def test_mcts_with_mop_up_values_mates_a_lone_king_that_defends():
     """Uniform priors and a value that is flat everywhere else: the mop-up gradient alone
     must take king and rook to mate within the fifty moves, against a defender that
-    searches three plies for the best escape."""
+    searches three plies for the best escape (the Python tree's three plies, which this
+    test was measured against: the compiled tree's, with its pruning, defends better and
+    needs 1,600 playouts, not 800, from this start)."""
     mcts = MCTS(MopUpEvaluator(UniformEvaluator()), MCTSConfig(seed=3))
-    defender = AlphaBeta(ChessSearchBoard.from_state, AlphaBetaConfig(hash_mb=8))
+    defender = AlphaBeta(ChessSearchBoard.from_state, AlphaBetaConfig(hash_mb=8, native=False))
     state = CHESS.state_from_fen("8/8/8/3k4/8/8/8/R3K3 w - - 0 1")
     for _ in range(100):
         if state.outcome() is not None:
@@ -119,6 +121,18 @@ def test_mcts_with_mop_up_values_mates_a_lone_king_that_defends():
         else:
             move = defender.search(state, Limits(depth=3)).best_move
         state = state.play(move)
+    assert state.board.is_checkmate() and state.board.turn == chess.BLACK
+
+
+def test_the_compiled_alpha_beta_mates_a_lone_king_that_defends_within_the_fifty_moves():
+    attacker = AlphaBeta(ChessSearchBoard.from_state, AlphaBetaConfig(hash_mb=8))
+    defender = AlphaBeta(ChessSearchBoard.from_state, AlphaBetaConfig(hash_mb=8))
+    state = CHESS.state_from_fen("8/8/8/3k4/8/8/8/R3K3 w - - 0 1")
+    for _ in range(100):
+        if state.outcome() is not None:
+            break
+        limits = Limits(nodes=100_000) if state.board.turn == chess.WHITE else Limits(depth=3)
+        state = state.play((attacker if state.board.turn == chess.WHITE else defender).search(state, limits).best_move)
     assert state.board.is_checkmate() and state.board.turn == chess.BLACK
 
 

@@ -194,8 +194,10 @@ class _Run:
 
     def _native_search(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         """_search() by the board's compiled tree, which asks the Stopper as _poll() does."""
-        score, self.nodes, seldepth = self.native.search(depth, alpha, beta, ply, self.stopper.should_stop,
-                                                          self.nodes, self.node_limit)
+        native = self.native
+        assert native is not None   # _root calls this only with a compiled tree
+        score, self.nodes, seldepth = native.search(depth, alpha, beta, ply, self.stopper.should_stop,
+                                                     self.nodes, self.node_limit)
         self.seldepth = max(self.seldepth, seldepth)
         if score is None:
             raise _Stopped
