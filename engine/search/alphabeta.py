@@ -13,11 +13,13 @@ native_tree(memory, hash_mb) (a compiled search of the same tree below the root 
 its pv(); chess: engine/games/chess/native_search.py).
 
 Stopping: a stop, a node limit or the hard deadline unwinds the current iteration
-at once; the answer is always the best move of the last *completed* depth (the
-first ordered legal move if depth 1 never completed, reported with a static value),
-so it equals the last reported pv[0].  No iteration starts after the soft deadline,
-nor one that would likely end past the hard one (its predecessor's time times the
-last growth factor).  Iterative deepening also ends when deeper passes cannot change
+at once; the answer is the best move of the last *completed* depth (the first
+ordered legal move if depth 1 never completed, reported with a static value), or with
+a compiled tree and one line, a root move of the stopped depth that beat it in full
+(reported at that depth), so it equals the last reported pv[0].  No iteration starts
+after the soft deadline, nor one that would likely end past the hard one (its
+predecessor's time times the last growth factor; half that with a compiled tree,
+whose stopped iterations still answer).  Iterative deepening also ends when deeper passes cannot change
 the answer: one legal move, every root move ending the game at once (repetition,
 mate, a rule draw), or every line's forced mate settled.  MultiPV (`Limits.multipv` = k): each depth searches the root k times,
 each time without the moves already found, and reports k lines best first; a depth
