@@ -17,6 +17,7 @@ from typing import Callable, Sequence, TextIO
 from engine import __version__
 from engine.games.base import GameSetupError, IllegalMoveError, State
 from engine.games.chess import CHESS960, ChessGame
+from engine.games import game_profile
 from engine.search_thread import SearchThread
 from engine.players import FALLBACK_PLAYERS, PlayerBuildError, PlayerOptions, build_player, resolve_player
 from engine.types import Searcher
@@ -321,11 +322,16 @@ class UciServer:
             self.engine.wait()
 
     def _player_name(self) -> str:
-        """The player the options pick (auto resolved: mcts when a chess network ships)."""
+        """The player the options pick: auto resolved (mcts when a chess network ships), and
+        named as a switch where the game's profile hands short clocks to alpha-beta."""
         try:
-            return resolve_player(self.game, self.options).player
+            player = resolve_player(self.game, self.options).player
         except Exception:   # a bad WeightsFile is reported when the player is built, not here
             return self.options.player
+        if (self.options.player == "auto" and player == "mcts"
+                and game_profile(self.game.name).auto_alphabeta_below_playouts is not None):
+            return "auto: alphabeta on short clocks, mcts on long"
+        return player
 
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:

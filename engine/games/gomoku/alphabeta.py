@@ -258,6 +258,14 @@ class GomokuSearchBoard(NoTactics):
             return None, self.ranked(defence.refutations)
         return None, None
 
+    def native_tree(self, memory: dict, hash_mb: int):
+        """Alpha-beta's optional hook: the compiled tree below the root (freestyle and
+        standard, when built; engine/games/gomoku/native_search.py), else None."""
+        from engine.games.gomoku.native_search import NativeTree, available
+        if self._winner is not None or not available(self.rule):
+            return None
+        return NativeTree(self, memory, hash_mb)
+
     # -- threat queries (engine/games/gomoku/threats.py) -------------------------------------------
     def four_lines(self, colour: int) -> int:
         """On how many lines can `colour` make a four (or open four) with one stone?"""

@@ -31,6 +31,7 @@ enum { NONE, TWO, THREE, OPEN_THREE, FOUR, OPEN_FOUR, FIVE };
 #define LINE_MAX 1024
 #define MAX_FOURS 60
 #define MAX_THREATS 12
+#define AB_MAX_PLY 128     /* the alpha-beta tree's deepest ply */
 #define WIN 1
 #define FAIL 2
 #define RESTRICTED (1ULL << 62)   /* a FAIL of the dependent search that left a three out below it */
@@ -68,6 +69,15 @@ typedef struct {
     int pruned;            /* ... and some were left out: a failed search proves nothing */
     int threat_depth;      /* the attacker's threats on the current line of the VCT ... */
     int32_t threat_cells[MAX_THREATS + 2];  /* ... and their cells */
+    /* for the alpha-beta tree (below): kept by every push and pop */
+    int32_t potential[2];  /* each colour's cell values (cell_value) summed over the empty cells */
+    int32_t *value;        /* [2][n]: each colour's cell_value of each cell (0 on a stone) */
+    int forks[2];          /* empty cells where the colour makes two fours, or a four and an open three */
+    int open_fours[2];     /* (cell, line) pairs where the colour makes an open four: it has an open three */
+    uint8_t *near;         /* [n]: stones within two cells on the cell's four lines */
+    int stones;
+    int32_t *ab_moves;     /* [AB_MAX_PLY + 2][n]: the tree's move lists ... */
+    int64_t *ab_order;     /* ... and their ordering values (allocated at its first search) */
 } Board;
 
 /* -- the pattern table ------------------------------------------------------------------ */
@@ -142,12 +152,39 @@ static void build_table(uint8_t *table, int exact) {
 #define SPAN_HI(b, c, d) ((b)->span[((c) * 4 + (d)) * 2 + 1])
 #define AT(b, c, d, k) ((c) + ((k) - REACH) * (b)->stride[d])   /* the cell at window offset k */
 
+/* What a line's pattern at an empty cell is worth to the colour that would make it, and what
+ * two threats made by one stone add (the alpha-beta tree's static evaluation sums cell_value over
+ * the empty cells). */
+static const int32_t POTENTIAL[7] = {0, 1, 4, 12, 30, 120, 600};
+enum { FORK_THREES = 100, FORK_FOUR_THREE = 300, FORK_FOURS = 400 };
+
+static inline int32_t cell_value(const uint8_t *pats, int *fork) {   /* pats: PAT(b, c, 0, p), stride 2 */
+    int32_t v = 0;
+    int fours = 0, threes = 0;
+    for (int d = 0; d < 4; d++) {
+        uint8_t pat = pats[d * 2];
+        v += POTENTIAL[pat];
+        fours += pat >= FOUR;
+        threes += pat == OPEN_THREE;
+    }
+    *fork = fours >= 2 || (fours && threes);
+    return v + (fours >= 2 ? FORK_FOURS : fours && threes ? FORK_FOUR_THREE : threes >= 2 ? FORK_THREES : 0);
+}
+
 static inline void set_pat(Board *b, int e, int d, int p, uint8_t v) {
     uint8_t old = PAT(b, e, d, p);
     if (v == old) return;
     b->fives[p] += (v == FIVE) - (old == FIVE);
     b->makers[p] += (v >= FOUR) - (old >= FOUR);
+    b->open_fours[p] += (v == OPEN_FOUR) - (old == OPEN_FOUR);
+    int was_fork, fork;
+    int32_t *value = b->value + p * b->n + e;
+    cell_value(&PAT(b, e, 0, p), &was_fork);
     PAT(b, e, d, p) = v;
+    int32_t now = cell_value(&PAT(b, e, 0, p), &fork);
+    b->potential[p] += now - *value;
+    b->forks[p] += fork - was_fork;
+    *value = now;
     uint8_t *top = b->top + p * b->n + e;
     if (v > *top) *top = v;
     else if (old == *top) {
@@ -181,7 +218,12 @@ static void touch(Board *b, int c, int colour, int sign) {
         } else {
             read_keys(b, c, d);
         }
+        int lo = SPAN_LO(b, c, d) > REACH - 2 ? SPAN_LO(b, c, d) : REACH - 2;
+        int hi = SPAN_HI(b, c, d) < REACH + 2 ? SPAN_HI(b, c, d) : REACH + 2;
+        for (int k = lo; k <= hi; k++)
+            if (k != REACH) b->near[AT(b, c, d, k)] += (uint8_t)sign;
     }
+    b->stones += sign;
 }
 
 void tk_push(Board *b, int c, int colour) {
@@ -663,6 +705,274 @@ int tk_vct(Board *b, int a, long nodes, int threats, int fours, int dependent_fi
     return found;
 }
 
+/* -- the alpha-beta tree ------------------------------------------------------------------------ */
+/* Below alpha-beta's root (engine/search/alphabeta.py keeps the root; engine/games/gomoku/native_search.py
+ * calls this): negamax with PVS, a transposition table and the history in the caller's buffers,
+ * killers and late-move reductions.  A node's moves, as the Python tree's (engine/games/gomoku/alphabeta.py):
+ * a five wins; the opponent's four must be blocked (one block: searched without using up depth;
+ * two: lost); against an open three, the mover's fours and every cell where the opponent makes
+ * a four or more; otherwise the empty cells within two of a stone on a line, the best `width`
+ * by the threat kernel's ordering value.  The evaluation: the mover's POTENTIAL less the
+ * opponent's, an open three of the mover's (nothing to answer) as nearly won, and a VCF of the
+ * mover's found within `leaf_vcf` nodes as won.  Freestyle and standard only (the patterns'
+ * rules; renju's and caro's trees stay in Python). */
+#define AB_WIN_SOON 50000
+#define AB_TEMPO 30
+#define AB_FORK 2000
+#define AB_LEAF_FOURS 12
+enum { TT_EXACT, TT_LOWER, TT_UPPER };
+
+typedef struct {          /* one table entry, 16 bytes */
+    uint64_t key;
+    int32_t score;
+    int16_t move;
+    uint8_t depth;
+    uint8_t flag_gen;     /* the flag in the low 2 bits, the search's generation above */
+} AbEntry;
+
+typedef struct {
+    Board *b;
+    AbEntry *tt;
+    uint64_t tt_mask;
+    int32_t *history;     /* [2][n] */
+    int32_t killers[AB_MAX_PLY + 2][2];
+    int32_t *moves;       /* [AB_MAX_PLY + 2][n] */
+    int64_t *order;       /* [AB_MAX_PLY + 2][n] */
+    int (*poll)(long);
+    long nodes, next_poll, poll_every, limit;
+    int stopped, seldepth, mate, width, leaf_vcf, gen;
+} Tree;
+
+static int ab_evaluate(Tree *t, int me, int ply) {
+    Board *b = t->b;
+    int you = 1 - me;
+    if (b->fives[me] > 0) return t->mate - ply - 1;
+    if (b->open_fours[me] > 0 && b->fives[you] == 0) return AB_WIN_SOON / 2;   /* an open four next */
+    if (t->leaf_vcf > 0 && b->makers[me] >= 2 && b->fives[you] == 0) {
+        start(b, t->leaf_vcf);
+        b->use_hint = 0;
+        b->foul_wins = 0;
+        int found = 0;
+        for (int fours = 2; fours <= AB_LEAF_FOURS && !found && !b->abort; fours++) found = vcf(b, me, fours, 0, 0);
+        if (found && !b->abort) return AB_WIN_SOON - found;
+    }
+    int score = b->potential[me] - b->potential[you] + AB_TEMPO;
+    if (b->forks[me] > 0 && b->fives[you] == 0) score += AB_FORK;    /* a winning threat to play next */
+    return score;
+}
+
+static inline int ab_to_tt(int score, int ply, int mate) {
+    return score > mate - 2 * AB_MAX_PLY ? score + ply : score < 2 * AB_MAX_PLY - mate ? score - ply : score;
+}
+
+static inline int ab_from_tt(int score, int ply, int mate) {
+    return score > mate - 2 * AB_MAX_PLY ? score - ply : score < 2 * AB_MAX_PLY - mate ? score + ply : score;
+}
+
+static void ab_store(Tree *t, int depth, int flag, int score, int move, int ply) {
+    AbEntry *e = &t->tt[t->b->key & t->tt_mask];
+    int same = e->key == t->b->key;
+    if (!same && e->key && (e->flag_gen >> 2) == t->gen && e->depth > depth + 2) return;   /* keep a deeper one of this search */
+    if (!same || move >= 0) e->move = (int16_t)move;
+    e->key = t->b->key;
+    e->score = ab_to_tt(score, ply, t->mate);
+    e->depth = (uint8_t)(depth < 0 ? 0 : depth > 255 ? 255 : depth);
+    e->flag_gen = (uint8_t)(flag | (t->gen << 2));
+}
+
+/* The node's moves at t->moves[ply], best first: how many; *forcing when they answer an open three. */
+static int ab_moves(Tree *t, int me, int ply, int tt_move, int *forcing) {
+    Board *b = t->b;
+    int you = 1 - me, n = b->n, count = 0;
+    int32_t *moves = t->moves + (size_t)ply * n;
+    int64_t *order = t->order + (size_t)ply * n;
+    *forcing = b->open_fours[you] > 0;
+    for (int c = 0; c < n; c++) {
+        if (b->cells[c]) continue;
+        if (*forcing ? best(b, c, me) >= FOUR || best(b, c, you) >= FOUR : b->near[c] > 0) moves[count++] = c;
+    }
+    if (count == 0 && b->stones == 0) moves[count++] = n / 2;   /* the empty board: its centre */
+    const int32_t *history = t->history + (size_t)me * n;
+    for (int i = 0; i < count; i++) {
+        int c = moves[i];
+        int64_t s = 0;
+        for (int d = 0; d < 4; d++) s += ATTACK[PAT(b, c, d, me)] + DEFEND[PAT(b, c, d, you)];
+        s = (s << 16) + history[c];
+        if (c == tt_move) s += (int64_t)1 << 60;
+        else if (c == t->killers[ply][0]) s += (int64_t)1 << 36;
+        else if (c == t->killers[ply][1]) s += (int64_t)1 << 35;
+        order[i] = s;
+    }
+    for (int i = 1; i < count; i++)   /* insertion sort, best first; a tie keeps the lower cell first */
+        for (int j = i; j > 0 && order[j - 1] < order[j]; j--) {
+            int64_t s = order[j]; order[j] = order[j - 1]; order[j - 1] = s;
+            int32_t m = moves[j]; moves[j] = moves[j - 1]; moves[j - 1] = m;
+        }
+    if (!*forcing && count > t->width) count = t->width;
+    return count;
+}
+
+static int ab_search(Tree *t, int me, int depth, int alpha, int beta, int ply) {
+    Board *b = t->b;
+    int you = 1 - me, n = b->n;
+    if (t->stopped) return 0;
+    if (++t->nodes >= t->next_poll) {
+        if ((t->limit >= 0 && t->nodes >= t->limit) || t->poll(t->nodes)) { t->stopped = 1; return 0; }
+        t->next_poll = t->nodes + t->poll_every;
+        if (t->limit >= 0 && t->next_poll > t->limit) t->next_poll = t->limit;
+    }
+    if (ply > t->seldepth) t->seldepth = ply;
+    if (b->fives[me] > 0) return t->mate - ply - 1;            /* five next move */
+    int32_t *block = t->moves + (size_t)ply * n;
+    int blocks = b->fives[you] > 0 ? cells_with(b, you, FIVE, FIVE, block) : 0;
+    if (blocks >= 2) return -(t->mate - ply - 2);              /* two fives to stop */
+    if (b->stones >= n) return 0;
+    if (ply >= AB_MAX_PLY) return ab_evaluate(t, me, ply);
+    if (depth <= 0 && blocks == 0) return ab_evaluate(t, me, ply);
+    int mate = t->mate - ply;                                  /* mate-distance pruning */
+    if (alpha < -mate) alpha = -mate;
+    if (beta > mate - 1) beta = mate - 1;
+    if (alpha >= beta) return alpha;
+
+    AbEntry *e = &t->tt[b->key & t->tt_mask];
+    int tt_move = -1;
+    if (e->key == b->key) {
+        tt_move = e->move;
+        if (e->depth >= depth && beta - alpha == 1) {
+            int score = ab_from_tt(e->score, ply, t->mate), flag = e->flag_gen & 3;
+            if (flag == TT_EXACT || (flag == TT_LOWER && score >= beta) || (flag == TT_UPPER && score <= alpha))
+                return score;
+        }
+    }
+    int count, forcing = 1;
+    int32_t *moves = block;
+    if (blocks == 1) {
+        count = 1;                                             /* the only block: no depth used */
+        depth += 1;
+    } else {
+        count = ab_moves(t, me, ply, tt_move, &forcing);
+    }
+    int alpha0 = alpha, best_score = -t->mate - 1, best_move = -1;
+    for (int i = 0; i < count; i++) {
+        int m = moves[i], score;
+        tk_push(b, m, me);
+        if (i == 0) {
+            score = -ab_search(t, you, depth - 1, -beta, -alpha, ply + 1);
+        } else {
+            int reduction = 0;
+            if (!forcing && depth >= 3 && i >= 3 && m != t->killers[ply][0] && m != t->killers[ply][1])
+                reduction = i < 8 ? 1 : 2;
+            score = -ab_search(t, you, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+            if (score > alpha && (reduction || score < beta))
+                score = -ab_search(t, you, depth - 1, -beta, -alpha, ply + 1);
+        }
+        tk_pop(b, m);
+        if (t->stopped) return 0;
+        if (score > best_score) {
+            best_score = score;
+            best_move = m;
+            if (score > alpha) {
+                alpha = score;
+                if (score >= beta) {
+                    if (!forcing && count > 1) {
+                        if (t->killers[ply][0] != m) { t->killers[ply][1] = t->killers[ply][0]; t->killers[ply][0] = m; }
+                        int32_t *h = &t->history[(size_t)me * n + m];
+                        *h += depth * depth;
+                        if (*h > 30000) *h = 30000;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    if (count == 0) return 0;
+    ab_store(t, depth, best_score >= beta ? TT_LOWER : best_score > alpha0 ? TT_EXACT : TT_UPPER, best_score,
+             best_move, ply);
+    return best_score;
+}
+
+/* Bytes of the history buffer for a board of n cells. */
+long tk_ab_history_bytes(int n) { return (long)sizeof(int32_t) * 2 * n; }
+
+/* The history's values halved (between searches: the last one guides without ruling). */
+void tk_ab_age(int32_t *history, int n) {
+    for (int i = 0; i < 2 * n; i++) history[i] >>= 1;
+}
+
+/* Negamax of `me` to move at `depth` in (alpha, beta), ply plies below the root.  Returns 1
+ * with *score, or 0 when stopped (poll(nodes) said so, or the node limit).  *nodes counts on. */
+int tk_ab_search(Board *b, void *tt, long tt_bytes, int32_t *history, int gen, int me, int depth, int alpha,
+                 int beta, int ply, int width, int leaf_vcf, int mate, int (*poll)(long), long poll_every,
+                 long *nodes, long limit, int *score, int *seldepth) {
+    if (!b->ab_moves) b->ab_moves = malloc(sizeof(int32_t) * (size_t)b->n * (AB_MAX_PLY + 2));
+    if (!b->ab_order) b->ab_order = malloc(sizeof(int64_t) * (size_t)b->n * (AB_MAX_PLY + 2));
+    Tree *t = calloc(1, sizeof(Tree));
+    if (!t || !b->ab_moves || !b->ab_order) { free(t); return -1; }
+    long entries = 1;
+    while (entries * 2 * (long)sizeof(AbEntry) <= tt_bytes) entries *= 2;
+    t->b = b;
+    t->tt = tt;
+    t->tt_mask = (uint64_t)entries - 1;
+    t->history = history;
+    t->moves = b->ab_moves;
+    t->order = b->ab_order;
+    for (int i = 0; i < AB_MAX_PLY + 2; i++) t->killers[i][0] = t->killers[i][1] = -1;
+    t->poll = poll;
+    t->poll_every = poll_every;
+    t->nodes = *nodes;
+    t->limit = limit;
+    t->next_poll = t->nodes + poll_every;
+    if (limit >= 0 && t->next_poll > limit) t->next_poll = limit;
+    t->mate = mate;
+    t->width = width;
+    t->leaf_vcf = leaf_vcf;
+    t->gen = gen & 63;
+    t->seldepth = ply;
+    int result = ab_search(t, me, depth, alpha, beta, ply);
+    int stopped = t->stopped;
+    *nodes = t->nodes;
+    *score = result;
+    *seldepth = t->seldepth;
+    free(t);
+    return !stopped;
+}
+
+/* The table's line from the board's position (`me` to move), at most max_len moves, into out:
+ * its length.  Each move is on an empty cell and the line ends at a five. */
+int tk_ab_pv(Board *b, void *tt, long tt_bytes, int me, int max_len, int32_t *out) {
+    long entries = 1;
+    while (entries * 2 * (long)sizeof(AbEntry) <= tt_bytes) entries *= 2;
+    AbEntry *table = tt;
+    int len = 0;
+    while (len < max_len && b->stones < b->n) {
+        AbEntry *e = &table[b->key & (uint64_t)(entries - 1)];
+        if (e->key != b->key || e->move < 0 || e->move >= b->n || b->cells[e->move]) break;
+        int m = e->move, wins = best(b, m, me) == FIVE;
+        tk_push(b, m, me);
+        out[len++] = m;
+        me = 1 - me;
+        if (wins) break;
+    }
+    for (int i = len - 1; i >= 0; i--) tk_pop(b, out[i]);
+    return len;
+}
+
+/* Per mille of the table's first 1000 entries in use by this generation. */
+int tk_ab_hashfull(const void *tt, long tt_bytes, int gen) {
+    const AbEntry *table = tt;
+    long entries = tt_bytes / (long)sizeof(AbEntry), used = 0;
+    for (long i = 0; i < 1000 && i < entries; i++) used += table[i].key && (table[i].flag_gen >> 2) == (gen & 63);
+    return (int)(entries >= 1000 ? used : used * 1000 / (entries ? entries : 1));
+}
+
+/* The evaluation alone, for `me` to move (tests: the colours' symmetry). */
+int tk_ab_evaluate(Board *b, int me, int mate) {
+    Tree t = {0};
+    t.b = b;
+    t.mate = mate;
+    return ab_evaluate(&t, me, 0);
+}
+
 /* -- life cycle ------------------------------------------------------------------------------ */
 static uint64_t splitmix(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
@@ -674,7 +984,7 @@ static uint64_t splitmix(uint64_t *state) {
 void tk_free(Board *b) {
     if (!b) return;
     free(b->span); free(b->top); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
-    free(b->hint); free(b->mark); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
+    free(b->hint); free(b->mark); free(b->near); free(b->value); free(b->ab_moves); free(b->ab_order); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
     free(b);
 }
 
@@ -707,11 +1017,13 @@ Board *tk_new(int width, int height, int exact, int black_fouls) {
     b->ttv = calloc((size_t)1 << TT_BITS, sizeof(uint64_t));
     b->hint = calloc((size_t)n, 1);
     b->mark = calloc((size_t)n, 1);
+    b->near = calloc((size_t)n, 1);
+    b->value = calloc((size_t)n * 2, sizeof(int32_t));
     b->vcf_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_FOURS + 2));
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark ||
+    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->near || !b->value ||
         !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;

@@ -37,6 +37,8 @@ PATTERN_RULES = {"freestyle": 0, "standard": 3, "renju": 1}
 MAX_FOURS = 60          # as threat_kernel.c
 MAX_THREATS = 12
 LINE_MAX = 1024
+# The alpha-beta tree's stop question (tk_ab_search): nonzero to stop, given the nodes so far.
+POLL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_long)
 _MODULE = "engine.games.gomoku._threat_kernel"
 _lock = threading.Lock()
 _library: ctypes.CDLL | None = None
@@ -72,6 +74,9 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_rank": (i, [p, p, i, i]), "tk_disturbing": (i, [p, p, i, i, p]),
         "tk_vcf": (i, [p, i, l_, i, p, i, p, p, p]),
         "tk_forbidden": (i, [p, i, i, p]), "tk_foul": (i, [p, i, i, i]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
+        "tk_ab_search": (i, [p, p, l_, p, i, i, i, i, i, i, i, i, i, POLL, l_, p, l_, p, p]),
+        "tk_ab_pv": (i, [p, p, l_, i, i, p]), "tk_ab_hashfull": (i, [p, l_, i]), "tk_ab_evaluate": (i, [p, i, i]),
+        "tk_ab_history_bytes": (l_, [i]), "tk_ab_age": (None, [p, i]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -192,6 +197,39 @@ class KernelBoard:
         found = self._lib.tk_vct(self._handle, attacker, nodes, threats, fours, int(dependent_first),
                                  self._line_at, ctypes.byref(self._spent), ctypes.byref(self._complete))
         return self._result(found)
+
+    # -- the alpha-beta tree (engine/games/gomoku/native_search.py) --------------------------------
+    def ab_search(self, table: np.ndarray, history: np.ndarray, generation: int, me: int, depth: int,
+                  alpha: int, beta: int, ply: int, width: int, leaf_vcf: int, mate: int, poll,
+                  poll_every: int, nodes: int, limit: int) -> tuple[int | None, int, int]:
+        """threat_kernel.c's tk_ab_search on this board: (score, or None when stopped; the
+        nodes counted on from `nodes`; the deepest ply)."""
+        counted, score, seldepth = ctypes.c_long(nodes), ctypes.c_int(0), ctypes.c_int(0)
+        done = self._lib.tk_ab_search(self._handle, _pointer(table), table.nbytes, _pointer(history), generation, me,
+                                      depth, alpha, beta, ply, width, leaf_vcf, mate, poll, poll_every,
+                                      ctypes.byref(counted), limit, ctypes.byref(score), ctypes.byref(seldepth))
+        if done < 0:
+            raise MemoryError("gomoku alpha-beta: no memory for the tree's move lists")
+        return (score.value if done else None), counted.value, seldepth.value
+
+    def ab_pv(self, table: np.ndarray, me: int, max_len: int) -> list[int]:
+        """The table's line from this board's position, `me` to move."""
+        count = self._lib.tk_ab_pv(self._handle, _pointer(table), table.nbytes, me, max_len, self._out_at)
+        return self._out[:count].tolist()
+
+    def ab_hashfull(self, table: np.ndarray, generation: int) -> int:
+        return int(self._lib.tk_ab_hashfull(_pointer(table), table.nbytes, generation))
+
+    def ab_evaluate(self, me: int, mate: int) -> int:
+        """The tree's static evaluation of this board for `me` to move."""
+        return int(self._lib.tk_ab_evaluate(self._handle, me, mate))
+
+    def ab_history(self) -> np.ndarray:
+        """A zeroed history buffer for tk_ab_search on this board size."""
+        return np.zeros(self._lib.tk_ab_history_bytes(self.n) // 4, dtype=np.int32)
+
+    def ab_age(self, history: np.ndarray) -> None:
+        self._lib.tk_ab_age(_pointer(history), self.n)
 
     def _result(self, found: int) -> tuple[tuple[int, ...] | None, int, bool]:
         line = tuple(self._line[:found].tolist()) if found else None
