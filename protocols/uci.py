@@ -330,7 +330,7 @@ class UciServer:
             return self.options.player
         if (self.options.player == "auto" and player == "mcts"
                 and game_profile(self.game.name).auto_alphabeta_below_playouts is not None):
-            return "auto: alphabeta on short clocks, mcts on long"
+            return "auto: alphabeta under a clock, mcts without"
         return player
 
     # -- commands ----------------------------------------------------------------------

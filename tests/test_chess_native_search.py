@@ -174,6 +174,18 @@ def test_the_kernel_searches_deeper_than_the_python_tree_in_the_same_nodes():
     assert depths[1] >= depths[0] >= 3
 
 
+def test_the_search_scales_its_score_down_as_the_fifty_move_count_grows():
+    """The same won ending scores about 0.6 of itself 80 plies into the fifty-move count, so
+    the tree prefers the line that resets the count."""
+    ending = "8/5k2/8/3K4/8/8/4P3/8 w - - {} 60"
+    fresh, late = (_searcher(native=True).search(GAME.state_from_fen(ending.format(clock)), Limits(depth=5))
+                   for clock in (0, 80))
+    cp = [result.info.value for result in (fresh, late)]
+    assert cp[0] > cp[1] > 0
+    from engine.types import cp_from_value
+    assert abs(cp_from_value(late.info.value) - 0.6 * cp_from_value(fresh.info.value)) <= 25
+
+
 def test_new_game_clears_the_kernels_table():
     searcher = _searcher(native=True)
     searcher.search(GAME.initial_state(), Limits(depth=4))

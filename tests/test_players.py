@@ -1,6 +1,8 @@
 """The player layer: options declared once, network resolution, build_player's fallbacks."""
 from __future__ import annotations
 
+import math
+
 import pathlib
 
 import pytest
@@ -277,14 +279,18 @@ def test_player_auto_hands_bullet_moves_to_alphabeta_where_a_game_sets_a_thresho
     assert isinstance(mcts.searcher, MCTS)          # asked for by name: MCTS at every clock
 
 
-def test_chess_auto_switches_at_20000_playouts_with_the_compiled_tree_and_300_without(monkeypatch):
-    """The compiled alpha-beta outplays MCTS up to a second a move (chess-native-search.md);
-    the Python one only on a bullet clock."""
+def test_chess_auto_plays_alphabeta_at_every_clock_with_the_compiled_tree_and_below_300_playouts_without(
+        monkeypatch):
+    """The compiled alpha-beta outplays MCTS up to 3 s a move (player-auto.md); the Python one
+    only on a bullet clock."""
     from engine.games.chess import native_search
     from engine.players.clock_switch import ClockSwitch
+    from engine.types import Limits
     if native_search.kernel is not None:
         built = build_player(get_game("chess"), PlayerOptions(player="auto"))
-        assert isinstance(built.searcher, ClockSwitch) and built.searcher.fast_below_playouts == 20_000
+        assert isinstance(built.searcher, ClockSwitch) and built.searcher.fast_below_playouts == math.inf
+        assert built.searcher.pick(Limits(time=600.0)) is built.searcher.fast     # ten minutes a move
+        assert built.searcher.pick(Limits(infinite=True)) is built.searcher.slow   # analysis
     import engine.games.chess
     threshold = engine.games.chess.PROFILE.auto_alphabeta_below_playouts
     monkeypatch.setattr(native_search, "kernel", None)

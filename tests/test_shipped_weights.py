@@ -177,7 +177,7 @@ def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
     engine = chess.engine.SimpleEngine.popen_uci([console_script("plyzero-uci")], env=engine_env())
     try:
-        assert "(auto: alphabeta on short clocks, mcts on long)" in engine.id["name"]
+        assert "(auto: alphabeta under a clock, mcts without)" in engine.id["name"]
         board = chess.Board()
         result = engine.play(board, chess.engine.Limit(time=0.5))
         assert result.move in board.legal_moves

@@ -2,6 +2,7 @@
 settings chosen by match for it."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from engine.games.chess.rules import ChessGame
@@ -33,10 +34,10 @@ def _alphabeta_board(game: Any, solver: bool) -> Any:
 
 
 def _alphabeta_below_playouts() -> float:
-    """Player auto's switch (below): 20,000 playouts with the compiled alpha-beta tree, 300
-    where it is not built and alpha-beta searches in Python."""
+    """Player auto's switch (below): with the compiled alpha-beta tree every move under a clock
+    (no playout count), 300 where it is not built and alpha-beta searches in Python."""
     from engine.games.chess.native_search import kernel
-    return 20_000 if kernel is not None else 300
+    return math.inf if kernel is not None else 300
 
 
 def _openings() -> Any:
@@ -70,12 +71,12 @@ PROFILE = GameProfile(
     # with both, policy temperature 1.3: 110.5/200 against 1.0, LOS 96 % (thirty-fourth session)
     mcts_tuned={"c_init": 1.8, "fpu_reduction": 0.3, "policy_temperature": 1.3, "leaves_per_batch": 16,
                 "short_search_leaves": SHORT_SEARCH_LEAVES, "short_search_seconds": SHORT_SEARCH_SECONDS},
-    # Player auto: alpha-beta for moves whose planned time buys under 20,000 MCTS playouts at the
-    # probed rate (docs/measurements/player-auto.md, chess-native-search.md).  Since alpha-beta
-    # searches below the root in C (search_kernel.c, depth 14 at a second a move against MCTS's
-    # 2,500 playouts) MCTS scored 3.5/40 against it at 10+0.1 and 3/20 at 1 s a move; 20,000
-    # playouts is about 6 s a move on the VM that measured it, past which no match has been played.
-    # Before the compiled tree the crossing sat at 300 (Python alpha-beta, C move generator).
+    # Player auto: alpha-beta for every move under a clock (docs/measurements/player-auto.md,
+    # chess-native-search.md).  Since alpha-beta searches below the root in C (search_kernel.c,
+    # depth 14 at a second a move) MCTS scored 3.5/40 against it at 10+0.1, 2.5/20 at 1 s a move
+    # (~2,500 playouts) and 4.5/20 at 3 s a move (~7,650 playouts): gaining a few per cent a
+    # tripling of time, no crossing in sight.  MCTS keeps analysis without a clock, node limits
+    # and pondering.  Before the compiled tree the crossing sat at 300 playouts (Python alpha-beta).
     auto_alphabeta_below_playouts=_alphabeta_below_playouts,
     openings=_openings, records=_records,
 )

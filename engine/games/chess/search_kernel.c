@@ -311,9 +311,13 @@ static int tapered(const Position *p, int positional)
     return p->turn == WHITE ? score : -score;
 }
 
-static int evaluate(const Position *p)
+/* The search's evaluation: the full one, scaled down as the fifty-move count grows (to half at
+ * a hundred plies), so that of two equal positions the tree prefers the one where a capture or
+ * a pawn move has just reset the count: a won ending goes forward instead of drawing by the rule. */
+static int evaluate(const Node *n)
 {
-    return tapered(p, 1);
+    int score = tapered(&n->p, 1), halfmove = n->halfmove < 100 ? n->halfmove : 100;
+    return score - score * halfmove / 200;
 }
 
 /* -- the search ------------------------------------------------------------------------- */
@@ -402,7 +406,7 @@ static int ends_by_rule(const Node *n, Bitboard checkers, MoveBuffer *moves, int
     else if (insufficient(&n->p))
         *score = 0;
     else if (ply >= MAX_PLY)
-        *score = evaluate(&n->p);
+        *score = evaluate(n);
     else
         return 0;
     return 1;
@@ -433,7 +437,7 @@ static int qsearch(Search *s, const Node *n, int alpha, int beta, int ply)
             scores[count++] = order_score(p, moves.codes[i]);
         }
     } else {
-        best = evaluate(p);
+        best = evaluate(n);
         if (best >= beta)
             return best;
         if (best > alpha)
@@ -522,10 +526,10 @@ static int search(Search *s, const Node *n, int depth, int alpha, int beta, int 
     if (!moves.n)
         return checkers ? ply - MATE : 0;
     if (s->path_len >= MAX_PATH - 1)
-        return evaluate(p);
+        return evaluate(n);
 
     int pv_node = beta - alpha > 1;
-    int static_eval = checkers ? -INF : evaluate(p);
+    int static_eval = checkers ? -INF : evaluate(n);
     int pieces = (p->co[p->turn] & ~(p->pawns | p->kings)) != 0;
     if (checkers) {
         depth++;
