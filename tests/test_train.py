@@ -52,9 +52,10 @@ def chess_net(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def teacher_shard(tmp_path_factory) -> Path:
-    """Two 9x9 alpha-beta games: one-hot targets, decisive results."""
+    """Two 9x9 alpha-beta games: one-hot targets, decisive results (at depth 3: the compiled tree
+    draws both games at depth 2 on this seed)."""
     path = tmp_path_factory.mktemp("teacher") / "teacher.npz"
-    write_shard(path, teacher_batch(GOMOKU9, 2, TeacherConfig(depth=2), seed=0), GOMOKU9)
+    write_shard(path, teacher_batch(GOMOKU9, 2, TeacherConfig(depth=3), seed=0), GOMOKU9)
     return path
 
 
@@ -262,7 +263,7 @@ def test_teacher_games_give_legal_one_hot_targets_and_outcome_values(teacher_sha
     for row in range(len(bucket)):
         assert int(batch.target[row].argmax()) in _legal_cells(batch.planes[row])
     assert set(bucket.value.tolist()) == {-1, 1}
-    samples = teacher_batch(GOMOKU9, 2, TeacherConfig(depth=2), seed=0)       # the fixture's games
+    samples = teacher_batch(GOMOKU9, 2, TeacherConfig(depth=3), seed=0)       # the fixture's games
     assert [s.value for s in samples] == bucket.value.tolist()
     for g in (0, 1):
         game = [s for s in samples if s.game == g]
