@@ -49,6 +49,7 @@ class NativeTree:
         if memory.get("shape") != shape:
             memory["shape"] = shape
             memory["kernel"] = KernelBoard(board.width, board.height, board.rule)
+            memory["kernel"].ab_track()
             memory["table"] = np.zeros(max(1 << 16, hash_mb << 20), dtype=np.uint8)
             memory["history"] = memory["kernel"].ab_history()
             memory["generation"] = 0
@@ -76,8 +77,3 @@ class NativeTree:
         """The table's line from the board's current position."""
         self.kernel.sync(self.board.cells)
         return self.kernel.ab_pv(self.table, self.board.ply & 1, max_len)
-
-    def evaluate(self) -> int:
-        """The tree's static evaluation of the board's current position, for the side to move."""
-        self.kernel.sync(self.board.cells)
-        return self.kernel.ab_evaluate(self.board.ply & 1, MATE_SCORE)

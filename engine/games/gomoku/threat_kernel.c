@@ -69,9 +69,12 @@ typedef struct {
     int pruned;            /* ... and some were left out: a failed search proves nothing */
     int threat_depth;      /* the attacker's threats on the current line of the VCT ... */
     int32_t threat_cells[MAX_THREATS + 2];  /* ... and their cells */
-    /* for the alpha-beta tree (below): kept by every push and pop */
+    /* for the alpha-beta tree (below): kept by every push and pop once tk_ab_track() asked (they
+     * cost the threat searches about 45 % of their speed, so a solver's board keeps none) */
+    int track;
     int32_t potential[2];  /* each colour's cell values (cell_value) summed over the empty cells */
-    int32_t *value;        /* [2][n]: each colour's cell_value of each cell (0 on a stone) */
+    int32_t *value;        /* [2][n]: each colour's cell_value of each cell (0 on a stone) ... */
+    uint8_t *forked;       /* [2][n]: ... and whether the cell is one of its forks */
     int forks[2];          /* empty cells where the colour makes two fours, or a four and an open three */
     int open_fours[2];     /* (cell, line) pairs where the colour makes an open four: it has an open three */
     uint8_t *near;         /* [n]: stones within two cells on the cell's four lines */
@@ -176,15 +179,17 @@ static inline void set_pat(Board *b, int e, int d, int p, uint8_t v) {
     if (v == old) return;
     b->fives[p] += (v == FIVE) - (old == FIVE);
     b->makers[p] += (v >= FOUR) - (old >= FOUR);
-    b->open_fours[p] += (v == OPEN_FOUR) - (old == OPEN_FOUR);
-    int was_fork, fork;
-    int32_t *value = b->value + p * b->n + e;
-    cell_value(&PAT(b, e, 0, p), &was_fork);
     PAT(b, e, d, p) = v;
-    int32_t now = cell_value(&PAT(b, e, 0, p), &fork);
-    b->potential[p] += now - *value;
-    b->forks[p] += fork - was_fork;
-    *value = now;
+    if (b->track) {
+        b->open_fours[p] += (v == OPEN_FOUR) - (old == OPEN_FOUR);
+        int fork;
+        int32_t *value = b->value + p * b->n + e, now = cell_value(&PAT(b, e, 0, p), &fork);
+        uint8_t *forked = b->forked + p * b->n + e;
+        b->potential[p] += now - *value;
+        b->forks[p] += fork - *forked;
+        *value = now;
+        *forked = (uint8_t)fork;
+    }
     uint8_t *top = b->top + p * b->n + e;
     if (v > *top) *top = v;
     else if (old == *top) {
@@ -218,12 +223,37 @@ static void touch(Board *b, int c, int colour, int sign) {
         } else {
             read_keys(b, c, d);
         }
-        int lo = SPAN_LO(b, c, d) > REACH - 2 ? SPAN_LO(b, c, d) : REACH - 2;
-        int hi = SPAN_HI(b, c, d) < REACH + 2 ? SPAN_HI(b, c, d) : REACH + 2;
-        for (int k = lo; k <= hi; k++)
-            if (k != REACH) b->near[AT(b, c, d, k)] += (uint8_t)sign;
+        if (b->track) {
+            int lo = SPAN_LO(b, c, d) > REACH - 2 ? SPAN_LO(b, c, d) : REACH - 2;
+            int hi = SPAN_HI(b, c, d) < REACH + 2 ? SPAN_HI(b, c, d) : REACH + 2;
+            for (int k = lo; k <= hi; k++)
+                if (k != REACH) b->near[AT(b, c, d, k)] += (uint8_t)sign;
+        }
     }
     b->stones += sign;
+}
+
+/* Keep the alpha-beta tree's counts from now on, computed once from the board as it stands. */
+void tk_ab_track(Board *b) {
+    int n = b->n;
+    b->track = 1;
+    memset(b->near, 0, (size_t)n);
+    b->potential[0] = b->potential[1] = b->forks[0] = b->forks[1] = b->open_fours[0] = b->open_fours[1] = 0;
+    for (int c = 0; c < n; c++) {
+        for (int p = 0; p < 2; p++) {
+            int fork = 0;
+            int32_t value = b->cells[c] ? 0 : cell_value(&PAT(b, c, 0, p), &fork);
+            b->value[p * n + c] = value;
+            b->forked[p * n + c] = (uint8_t)fork;
+            b->potential[p] += value;
+            b->forks[p] += fork;
+            for (int d = 0; d < 4; d++) b->open_fours[p] += PAT(b, c, d, p) == OPEN_FOUR;
+        }
+        if (!b->cells[c]) continue;
+        for (int d = 0; d < 4; d++)
+            for (int k = REACH - 2; k <= REACH + 2; k++)
+                if (k != REACH && k >= SPAN_LO(b, c, d) && k <= SPAN_HI(b, c, d)) b->near[AT(b, c, d, k)]++;
+    }
 }
 
 void tk_push(Board *b, int c, int colour) {
@@ -712,8 +742,8 @@ int tk_vct(Board *b, int a, long nodes, int threats, int fours, int dependent_fi
  * a five wins; the opponent's four must be blocked (one block: searched without using up depth;
  * two: lost); against an open three, the mover's fours and every cell where the opponent makes
  * a four or more; otherwise the empty cells within two of a stone on a line, the best `width`
- * by the threat kernel's ordering value.  The evaluation: the mover's POTENTIAL less the
- * opponent's, an open three of the mover's (nothing to answer) as nearly won, and a VCF of the
+ * by the threat kernel's ordering value.  The evaluation: the mover's cell values (cell_value)
+ * less the opponent's, a fork to play with no four to answer as +AB_FORK, an open three of the mover's (nothing to answer) as nearly won, and a VCF of the
  * mover's found within `leaf_vcf` nodes as won.  Freestyle and standard only (the patterns'
  * rules; renju's and caro's trees stay in Python). */
 #define AB_WIN_SOON 50000
@@ -984,7 +1014,7 @@ static uint64_t splitmix(uint64_t *state) {
 void tk_free(Board *b) {
     if (!b) return;
     free(b->span); free(b->top); free(b->cells); free(b->pat); free(b->keys); free(b->zob); free(b->ttk); free(b->ttv);
-    free(b->hint); free(b->mark); free(b->near); free(b->value); free(b->ab_moves); free(b->ab_order); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
+    free(b->hint); free(b->mark); free(b->near); free(b->value); free(b->forked); free(b->ab_moves); free(b->ab_order); free(b->vcf_moves); free(b->vct_moves); free(b->vct_replies); free(b->vct_main);
     free(b);
 }
 
@@ -1019,11 +1049,12 @@ Board *tk_new(int width, int height, int exact, int black_fouls) {
     b->mark = calloc((size_t)n, 1);
     b->near = calloc((size_t)n, 1);
     b->value = calloc((size_t)n * 2, sizeof(int32_t));
+    b->forked = calloc((size_t)n * 2, 1);
     b->vcf_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_FOURS + 2));
     b->vct_moves = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_replies = malloc(sizeof(int32_t) * (size_t)n * (MAX_THREATS + 2));
     b->vct_main = malloc(sizeof(int32_t) * LINE_MAX * (MAX_THREATS + 2));
-    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->near || !b->value ||
+    if (!b->span || !b->top || !b->cells || !b->pat || !b->keys || !b->zob || !b->ttk || !b->ttv || !b->hint || !b->mark || !b->near || !b->value || !b->forked ||
         !b->vcf_moves || !b->vct_moves || !b->vct_replies || !b->vct_main) {
         tk_free(b);
         return NULL;

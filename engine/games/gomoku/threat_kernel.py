@@ -76,7 +76,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_forbidden": (i, [p, i, i, p]), "tk_foul": (i, [p, i, i, i]), "tk_vct": (i, [p, i, l_, i, i, i, p, p, p]),
         "tk_ab_search": (i, [p, p, l_, p, i, i, i, i, i, i, i, i, i, POLL, l_, p, l_, p, p]),
         "tk_ab_pv": (i, [p, p, l_, i, i, p]), "tk_ab_hashfull": (i, [p, l_, i]), "tk_ab_evaluate": (i, [p, i, i]),
-        "tk_ab_history_bytes": (l_, [i]), "tk_ab_age": (None, [p, i]),
+        "tk_ab_history_bytes": (l_, [i]), "tk_ab_age": (None, [p, i]), "tk_ab_track": (None, [p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
@@ -199,6 +199,11 @@ class KernelBoard:
         return self._result(found)
 
     # -- the alpha-beta tree (engine/games/gomoku/native_search.py) --------------------------------
+    def ab_track(self) -> None:
+        """Keep the counts the alpha-beta tree reads (stones near each cell, cell values, forks)
+        from now on; a board only the threat searches use keeps none (they cost it speed)."""
+        self._lib.tk_ab_track(self._handle)
+
     def ab_search(self, table: np.ndarray, history: np.ndarray, generation: int, me: int, depth: int,
                   alpha: int, beta: int, ply: int, width: int, leaf_vcf: int, mate: int, poll,
                   poll_every: int, nodes: int, limit: int) -> tuple[int | None, int, int]:
