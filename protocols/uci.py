@@ -8,6 +8,7 @@ format_bestmove are pure functions; rules live in engine.games, clocks in timema
 """
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
@@ -323,15 +324,18 @@ class UciServer:
 
     def _player_name(self) -> str:
         """The player the options pick: auto resolved (mcts when a chess network ships), and
-        named as a switch where the game's profile hands short clocks to alpha-beta."""
+        named as a switch where the game's profile hands clocks to alpha-beta (see
+        engine/players/clock_switch.py)."""
         try:
             player = resolve_player(self.game, self.options).player
         except Exception:   # a bad WeightsFile is reported when the player is built, not here
             return self.options.player
-        if (self.options.player == "auto" and player == "mcts"
-                and game_profile(self.game.name).auto_alphabeta_below_playouts is not None):
-            return "auto: alphabeta under a clock, mcts without"
-        return player
+        threshold = game_profile(self.game.name).auto_alphabeta_below_playouts
+        if self.options.player != "auto" or player != "mcts" or threshold is None:
+            return player
+        if math.isinf(threshold() if callable(threshold) else threshold):
+            return "auto: alphabeta, mcts under a node limit"
+        return "auto: alphabeta under a short clock, mcts otherwise"
 
     # -- commands ----------------------------------------------------------------------
     def cmd_uci(self, _: list[str]) -> None:

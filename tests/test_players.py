@@ -213,6 +213,20 @@ def test_clock_switch_gives_moves_too_short_for_its_playouts_to_the_fast_searche
     assert switch.slow.new_games == switch.fast.new_games == switch.rate.probes == 1
 
 
+def test_clock_switch_whose_fast_searcher_wins_at_every_clock_analyses_with_it_but_node_limits_stay_mcts():
+    """An infinite threshold (chess's compiled alpha-beta): depth limits, infinite analysis and
+    a bare `go` go to alpha-beta as every clock does; a node count is MCTS's playouts."""
+    from engine.players.clock_switch import ClockSwitch
+    from engine.types import Limits
+    switch = ClockSwitch(_Named("mcts"), _Named("alphabeta"), math.inf, _FixedRate(1000))
+    state = get_game("chess").initial_state()
+    for limits in (Limits(time=600.0), Limits(depth=12), Limits(infinite=True), Limits(),
+                   Limits(infinite=True, multipv=3), Limits(time=5.0, soft_time=2.0, ponder=True)):
+        assert switch.search(state, limits) == "alphabeta", limits
+    for limits in (Limits(nodes=800), Limits(nodes=800, time=0.05)):
+        assert switch.search(state, limits) == "mcts", limits
+
+
 def test_clock_switch_follows_the_machine_not_the_seconds():
     """The same 5+0.05 budget goes to MCTS on a fast machine and to alpha-beta on one a third as fast."""
     from engine.players.clock_switch import ClockSwitch
@@ -290,7 +304,8 @@ def test_chess_auto_plays_alphabeta_at_every_clock_with_the_compiled_tree_and_be
         built = build_player(get_game("chess"), PlayerOptions(player="auto"))
         assert isinstance(built.searcher, ClockSwitch) and built.searcher.fast_below_playouts == math.inf
         assert built.searcher.pick(Limits(time=600.0)) is built.searcher.fast     # ten minutes a move
-        assert built.searcher.pick(Limits(infinite=True)) is built.searcher.slow   # analysis
+        assert built.searcher.pick(Limits(infinite=True)) is built.searcher.fast   # analysis
+        assert built.searcher.pick(Limits(nodes=400)) is built.searcher.slow       # playouts
     import engine.games.chess
     threshold = engine.games.chess.PROFILE.auto_alphabeta_below_playouts
     monkeypatch.setattr(native_search, "kernel", None)

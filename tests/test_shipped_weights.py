@@ -177,9 +177,16 @@ def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
     assert NetworkEvaluator(shipped, device="cpu").precision == "int8"
     engine = chess.engine.SimpleEngine.popen_uci([console_script("plyzero-uci")], env=engine_env())
     try:
-        assert "(auto: alphabeta under a clock, mcts without)" in engine.id["name"]
+        from engine.games.chess import native_search
+        switch = ("alphabeta, mcts under a node limit" if native_search.kernel is not None
+                  else "alphabeta under a short clock, mcts otherwise")
+        assert f"(auto: {switch})" in engine.id["name"]
         board = chess.Board()
         result = engine.play(board, chess.engine.Limit(time=0.5))
         assert result.move in board.legal_moves
+        if native_search.kernel is not None:
+            # `go depth 9` is alpha-beta's: it ends after depth 9 (MCTS: 800 playouts, about depth 5)
+            info = engine.analyse(board, chess.engine.Limit(depth=9))
+            assert info["depth"] == 9 and info["pv"][0] in board.legal_moves
     finally:
         engine.quit()

@@ -7,10 +7,15 @@ not at a number of seconds: on a VM running a third as fast the same code lost a
 where it had won before (docs/measurements/player-auto.md).  So the switch is in playouts:
 the move's planned time (the soft budget, else the hard one) times the MCTS's playouts a
 second on this machine, now (`PlayoutRate`), below `fast_below_playouts` -> alpha-beta;
-anything else (a longer budget, node or depth limits, infinite analysis, pondering) -> MCTS.
+a longer budget -> MCTS.  A node limit always goes to MCTS (nodes are its playouts there; an
+alpha-beta at that many nodes barely starts).  Without a clock (depth limits, infinite
+analysis, no limit at all) the search goes to MCTS, unless `fast_below_playouts` is infinite:
+a game whose alpha-beta wins at every clock measured (chess with its compiled tree) analyses
+with it too (docs/measurements/player-auto.md, "Chess: analysis without a clock ...").
 """
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import threading
@@ -78,8 +83,8 @@ class PlayoutRate:
 
 class ClockSwitch:
     """A Searcher over two: `slow` (MCTS) unless the move's planned time buys fewer than
-    `fast_below_playouts` of its playouts at `rate`, then `fast` (alpha-beta).  `last`
-    names the one that searched last."""
+    `fast_below_playouts` of its playouts at `rate`, then `fast` (alpha-beta); without a
+    clock see the module's docstring.  `last` names the one that searched last."""
 
     def __init__(self, slow: Searcher, fast: Searcher, fast_below_playouts: float, rate: Rate):
         self.slow, self.fast, self.fast_below_playouts, self.rate = slow, fast, fast_below_playouts, rate
@@ -93,8 +98,12 @@ class ClockSwitch:
         return planned * self.rate.per_second
 
     def pick(self, limits: Limits) -> Searcher:
+        if limits.nodes is not None and not limits.infinite:
+            return self.slow
         expected = self.expected_playouts(limits)
-        return self.fast if expected is not None and expected < self.fast_below_playouts else self.slow
+        if expected is None:
+            return self.fast if math.isinf(self.fast_below_playouts) else self.slow
+        return self.fast if expected < self.fast_below_playouts else self.slow
 
     def new_game(self) -> None:
         self.slow.new_game()
