@@ -111,6 +111,24 @@ def test_the_positional_terms_reward_the_bishop_pair_mobility_and_open_files():
     assert extra("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1") > extra("4k3/8/8/8/8/8/8/N3K3 w - - 0 1")
 
 
+def test_the_positional_terms_reward_passed_pawns_by_rank_and_the_kings_pawn_shield():
+    def extra(fen: str) -> int:
+        position = position_of(chess.Board(fen))
+        return kernel.evaluate(position) - kernel.evaluate(position, False)
+
+    # the same white pawn on d5: passed, then with a black pawn in front, then beside its file
+    passed, blocked = "4k3/8/8/3P4/8/8/8/4K3 w - - 0 1", "4k3/8/3p4/3P4/8/8/8/4K3 w - - 0 1"
+    assert extra(passed) > 0 and extra(blocked) < extra(passed)
+    assert extra("4k3/2p5/8/3P4/8/8/8/4K3 w - - 0 1") < extra(passed)
+    # further up the board is worth more; for black as for white (down the board)
+    assert extra("4k3/3P4/8/8/8/8/8/4K3 w - - 0 1") > extra(passed) > extra("4k3/8/8/8/8/3P4/8/4K3 w - - 0 1")
+    assert extra("4k3/8/8/8/8/8/3p4/4K3 b - - 0 1") > extra("4k3/8/8/8/3p4/8/8/4K3 b - - 0 1") > 0
+    # a castled king behind its three pawns rather than with them pushed two ranks
+    shield = "rnbq1rk1/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1RK1 w - - 0 1"
+    pushed = "rnbq1rk1/pppppppp/8/8/5PPP/8/PPPPP3/RNBQ1RK1 w - - 0 1"
+    assert extra(shield) > extra(pushed)
+
+
 def test_a_malformed_position_is_an_error_not_a_crash():
     with pytest.raises(TypeError):
         kernel.key((1, 2, 3))
@@ -175,15 +193,19 @@ def test_the_kernel_searches_deeper_than_the_python_tree_in_the_same_nodes():
 
 
 def test_the_search_scales_its_score_down_as_the_fifty_move_count_grows():
-    """The same won ending scores about 0.6 of itself 80 plies into the fifty-move count, so
-    the tree prefers the line that resets the count."""
-    ending = "8/5k2/8/3K4/8/8/4P3/8 w - - {} 60"
-    fresh, late = (_searcher(native=True).search(GAME.state_from_fen(ending.format(clock)), Limits(depth=5))
-                   for clock in (0, 80))
-    cp = [result.info.value for result in (fresh, late)]
-    assert cp[0] > cp[1] > 0
+    """A won ending in which nothing can reset the fifty-move count (no pawn, no capture)
+    scores about 0.6 of itself 80 plies into the count; with a pawn to push, the tree takes
+    the line that resets it and keeps most of its score."""
     from engine.types import cp_from_value
-    assert abs(cp_from_value(late.info.value) - 0.6 * cp_from_value(fresh.info.value)) <= 25
+
+    def scores(ending: str) -> list[int]:
+        return [cp_from_value(_searcher(native=True).search(GAME.state_from_fen(ending.format(clock)),
+                                                            Limits(depth=5)).info.value) for clock in (0, 80)]
+
+    fresh, late = scores("8/5k2/8/3K4/8/8/8/4R3 w - - {} 60")
+    assert fresh > late > 0 and abs(late - 0.6 * fresh) <= 25
+    fresh, late = scores("8/5k2/8/3K4/8/8/4P3/8 w - - {} 60")
+    assert late > 0.9 * fresh > 0
 
 
 def test_new_game_clears_the_kernels_table():

@@ -70,8 +70,12 @@ def test_alphabeta_multipv_1_is_the_plain_search(fen):
     state = GAME.state_from_fen(fen)
     plain, plain_infos = _search(_alphabeta(), state, Limits(depth=4))
     one, one_infos = _search(_alphabeta(), state, Limits(depth=4, multipv=1))
-    three, _ = _search(_alphabeta(), state, Limits(depth=4, multipv=3))
-    assert one.best_move == plain.best_move == three.best_move
+    three, three_infos = _search(_alphabeta(), state, Limits(depth=4, multipv=3))
+    assert one.best_move == plain.best_move
+    # three lines search the root in another order and window, so a near tie may swap lines 1
+    # and 2 (pruning depends on the window); the plain search's move is still among them
+    last = _by_depth(three_infos)[-1]
+    assert plain.best_move in [info.pv[0] for info in last] and three.best_move == last[0].pv[0]
     assert one.info is not None and plain.info is not None
     assert one.info.nodes == plain.info.nodes
     assert [(i.depth, i.multipv, i.value, i.pv) for i in one_infos] == \

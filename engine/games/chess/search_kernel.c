@@ -7,7 +7,7 @@
  * (R = 2, 3 from depth 7), log-scaled late-move reductions, reverse futility, futility and
  * late-move pruning, killers and history, quiescence on captures and queen promotions with the
  * same cheap SEE cut plus delta pruning, PeSTO's tapered evaluation with a few positional
- * terms, repetitions against the game's positions, the fifty-move rule and bare-minor draws --
+ * terms (bishop pair, mobility, rooks on open files, passed pawns, the king's pawn shield), repetitions against the game's positions, the fifty-move rule and bare-minor draws --
  * on a copy-make board with incremental keys, about fifteen times the Python tree's nodes a
  * second (docs/measurements/chess-native-search.md).  The root stays in Python (engine/search/alphabeta.py: iterative
  * deepening, MultiPV, searchmoves, reporting), which calls search() once per root move.
@@ -258,12 +258,61 @@ static const int mobility_typical[7] = {0, 0, 4, 7, 7, 14, 0};
 #define ROOK_HALF_OPEN_MG 12
 #define ROOK_HALF_OPEN_EG 5
 
+/* Passed pawns by rank from their own side (rank 2 = 1 ... rank 7 = 6): the tables price every
+ * pawn on a square alike, and a pawn no enemy pawn can stop is worth more the further it is. */
+static const int passed_mg[8] = {0, 0, 5, 10, 20, 35, 60, 0}, passed_eg[8] = {0, 5, 10, 20, 40, 65, 100, 0};
+/* The king's pawn shield in the middlegame: its own pawns on the three files around it, one
+ * or two ranks in front. */
+#define SHIELD_NEAR_MG 12
+#define SHIELD_FAR_MG 6
+
+static Bitboard front_span(int color, int sq)
+{
+    /* The squares ahead of `sq` for `color` on its file and the files beside it. */
+    const Bitboard file_a = 0x0101010101010101ULL;
+    int file = FILE_OF(sq), rank = RANK_OF(sq);
+    Bitboard files = file_a << file;
+    if (file > 0) files |= file_a << (file - 1);
+    if (file < 7) files |= file_a << (file + 1);
+    Bitboard ahead = color == WHITE ? (rank < 7 ? ~0ULL << (8 * (rank + 1)) : 0)
+                                    : (rank > 0 ? ~0ULL >> (8 * (8 - rank)) : 0);
+    return files & ahead;
+}
+
+static void pawn_and_king_terms(const Position *p, int color, int sign, int *mg, int *eg)
+{
+    int them = !color;
+    Bitboard own_pawns = p->pawns & p->co[color], enemy_pawns = p->pawns & p->co[them];
+    for (Bitboard b = own_pawns; b; b &= b - 1) {
+        int sq = LSB(b);
+        if (!(front_span(color, sq) & enemy_pawns)) {
+            int rank = color == WHITE ? RANK_OF(sq) : 7 - RANK_OF(sq);
+            *mg += sign * passed_mg[rank];
+            *eg += sign * passed_eg[rank];
+        }
+    }
+    Bitboard king = p->kings & p->co[color];
+    if (!king)
+        return;
+    int ksq = LSB(king), kfile = FILE_OF(ksq), krank = RANK_OF(ksq), step = color == WHITE ? 1 : -1;
+    for (int file = kfile - 1; file <= kfile + 1; file++) {
+        if (file < 0 || file > 7)
+            continue;
+        int near = krank + step, far = krank + 2 * step;
+        if (near >= 0 && near <= 7 && (own_pawns & BIT(near * 8 + file)))
+            *mg += sign * SHIELD_NEAR_MG;
+        else if (far >= 0 && far <= 7 && (own_pawns & BIT(far * 8 + file)))
+            *mg += sign * SHIELD_FAR_MG;
+    }
+}
+
 static void positional_terms(const Position *p, int *mg, int *eg)
 {
     const Bitboard file_a = 0x0101010101010101ULL;
     for (int color = BLACK; color <= WHITE; color++) {
         int sign = color == WHITE ? 1 : -1, them = !color;
         Bitboard own = p->co[color];
+        pawn_and_king_terms(p, color, sign, mg, eg);
         Bitboard enemy_pawn_attacks = 0;
         for (Bitboard b = p->pawns & p->co[them]; b; b &= b - 1)
             enemy_pawn_attacks |= pawn_attacks[them][LSB(b)];
