@@ -129,6 +129,18 @@ def test_the_positional_terms_reward_passed_pawns_by_rank_and_the_kings_pawn_shi
     assert extra(shield) > extra(pushed)
 
 
+def test_the_positional_terms_reward_a_queen_led_attack_on_the_king():
+    def extra(fen: str) -> int:
+        position = position_of(chess.Board(fen))
+        return kernel.evaluate(position) - kernel.evaluate(position, False)
+
+    # white's queen on c3 and knight on e5 bear on the squares of a king on g7 (units 14, about
+    # 9 cp at this material); the same position with the king on a8: mobility alone moves it
+    # by -2 (black has no queen, so no attack of its own counts)
+    attacked, away = "1rb2r2/6k1/8/4N3/8/2Q5/8/R1B1KB1R w - - 0 1", "krb2r2/8/8/4N3/8/2Q5/8/R1B1KB1R w - - 0 1"
+    assert extra(attacked) - extra(away) >= 5
+
+
 def test_a_malformed_position_is_an_error_not_a_crash():
     with pytest.raises(TypeError):
         kernel.key((1, 2, 3))

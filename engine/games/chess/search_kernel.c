@@ -7,7 +7,9 @@
  * (R = 2, 3 from depth 7), log-scaled late-move reductions, reverse futility, futility and
  * late-move pruning, killers and history, quiescence on captures and queen promotions with the
  * same cheap SEE cut plus delta pruning, PeSTO's tapered evaluation with a few positional
- * terms (bishop pair, mobility, rooks on open files, passed pawns, the king's pawn shield), repetitions against the game's positions, the fifty-move rule and bare-minor draws --
+ * terms (bishop pair, mobility, rooks on open files, passed pawns, the king's pawn shield, a
+ * queen-led attack on the king), repetitions against the game's positions, the fifty-move rule
+ * and bare-minor draws --
  * on a copy-make board with incremental keys, about fifteen times the Python tree's nodes a
  * second (docs/measurements/chess-native-search.md).  The root stays in Python (engine/search/alphabeta.py: iterative
  * deepening, MultiPV, searchmoves, reporting), which calls search() once per root move.
@@ -251,6 +253,12 @@ static int insufficient(const Position *p)
  * piece alone; these are the usual first terms of a hand-written evaluation. */
 static const int mobility_mg[7] = {0, 0, 4, 5, 2, 1, 0}, mobility_eg[7] = {0, 0, 4, 5, 4, 2, 0};
 static const int mobility_typical[7] = {0, 0, 4, 7, 7, 14, 0};
+/* An attack on the enemy king's square and those around it, in the middlegame: by two pieces or
+ * more of a side that has a queen, (units^2)/16 cp, units = the attacked squares weighted by the
+ * attacker (knight and bishop 2, rook 3, queen 5), up to KING_DANGER_CAP.  By match: /4 with a
+ * cap of 300 lost (-35 Elo), this won (+24, docs/measurements/chess-native-search.md). */
+static const int king_attack_weight[7] = {0, 0, 2, 2, 3, 5, 0};
+#define KING_DANGER_CAP 150
 #define BISHOP_PAIR_MG 30
 #define BISHOP_PAIR_EG 50
 #define ROOK_OPEN_MG 25
@@ -321,9 +329,17 @@ static void positional_terms(const Position *p, int *mg, int *eg)
             *mg += sign * BISHOP_PAIR_MG;
             *eg += sign * BISHOP_PAIR_EG;
         }
+        Bitboard enemy_king = p->kings & p->co[them];
+        Bitboard zone = enemy_king ? king_attacks[LSB(enemy_king)] | enemy_king : 0;
+        int attackers = 0, units = 0;
         for (Bitboard b = own & (p->knights | p->bishops | p->rooks | p->queens); b; b &= b - 1) {
             int sq = LSB(b), type = type_at(p, sq);
-            int count = __builtin_popcountll(piece_attacks(p, sq) & ~own & ~enemy_pawn_attacks) - mobility_typical[type];
+            Bitboard attacks = piece_attacks(p, sq);
+            if (attacks & zone) {
+                attackers++;
+                units += king_attack_weight[type] * __builtin_popcountll(attacks & zone);
+            }
+            int count = __builtin_popcountll(attacks & ~own & ~enemy_pawn_attacks) - mobility_typical[type];
             *mg += sign * mobility_mg[type] * count;
             *eg += sign * mobility_eg[type] * count;
             if (type == ROOK) {
@@ -336,6 +352,10 @@ static void positional_terms(const Position *p, int *mg, int *eg)
                     *eg += sign * ROOK_HALF_OPEN_EG;
                 }
             }
+        }
+        if (attackers >= 2 && (p->queens & own)) {
+            int danger = units * units / 16;
+            *mg += sign * (danger < KING_DANGER_CAP ? danger : KING_DANGER_CAP);
         }
     }
 }
