@@ -225,6 +225,9 @@ def test_clock_switch_whose_fast_searcher_wins_at_every_clock_analyses_with_it_b
         assert switch.search(state, limits) == "alphabeta", limits
     for limits in (Limits(nodes=800), Limits(nodes=800, time=0.05)):
         assert switch.search(state, limits) == "mcts", limits
+    told = ClockSwitch(_Named("mcts"), _Named("alphabeta"), math.inf, _FixedRate(1000), slow_default_nodes=True)
+    assert told.search(state, Limits()) == "mcts"              # UCI Nodes set: a bare `go` searches them
+    assert told.search(state, Limits(infinite=True)) == "alphabeta"
 
 
 def test_clock_switch_follows_the_machine_not_the_seconds():
@@ -306,6 +309,9 @@ def test_chess_auto_plays_alphabeta_at_every_clock_with_the_compiled_tree_and_be
         assert built.searcher.pick(Limits(time=600.0)) is built.searcher.fast     # ten minutes a move
         assert built.searcher.pick(Limits(infinite=True)) is built.searcher.fast   # analysis
         assert built.searcher.pick(Limits(nodes=400)) is built.searcher.slow       # playouts
+        assert built.searcher.pick(Limits()) is built.searcher.fast
+        told = build_player(get_game("chess"), PlayerOptions(player="auto", nodes=300))
+        assert told.searcher.pick(Limits()) is told.searcher.slow                 # UCI Nodes 300
     import engine.games.chess
     threshold = engine.games.chess.PROFILE.auto_alphabeta_below_playouts
     monkeypatch.setattr(native_search, "kernel", None)

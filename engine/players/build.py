@@ -81,7 +81,8 @@ def _clock_switch(game: Game, options: PlayerOptions, mcts: Searcher, fast_below
     rate = PlayoutRate(mcts, [state for _, state in game.bench_positions()])
     rate.probe()
     rate.probe()
-    return ClockSwitch(mcts, _alphabeta(game, options, notes), fast_below_playouts, rate)
+    return ClockSwitch(mcts, _alphabeta(game, options, notes), fast_below_playouts, rate,
+                       slow_default_nodes=options.nodes is not None)
 
 
 def build_player(game: Game, options: PlayerOptions, *, fallbacks: tuple[str, ...] = FALLBACK_PLAYERS,

@@ -8,8 +8,9 @@ where it had won before (docs/measurements/player-auto.md).  So the switch is in
 the move's planned time (the soft budget, else the hard one) times the MCTS's playouts a
 second on this machine, now (`PlayoutRate`), below `fast_below_playouts` -> alpha-beta;
 a longer budget -> MCTS.  A node limit always goes to MCTS (nodes are its playouts there; an
-alpha-beta at that many nodes barely starts).  Without a clock (depth limits, infinite
-analysis, no limit at all) the search goes to MCTS, unless `fast_below_playouts` is infinite:
+alpha-beta at that many nodes barely starts), and so does a `go` without limits when the user
+set MCTS's node budget for it (UCI `Nodes`).  Without a clock (depth limits, infinite analysis,
+no limit at all) the search goes to MCTS, unless `fast_below_playouts` is infinite:
 a game whose alpha-beta wins at every clock measured (chess with its compiled tree) analyses
 with it too (docs/measurements/player-auto.md, "Chess: analysis without a clock ...").
 """
@@ -86,8 +87,10 @@ class ClockSwitch:
     `fast_below_playouts` of its playouts at `rate`, then `fast` (alpha-beta); without a
     clock see the module's docstring.  `last` names the one that searched last."""
 
-    def __init__(self, slow: Searcher, fast: Searcher, fast_below_playouts: float, rate: Rate):
+    def __init__(self, slow: Searcher, fast: Searcher, fast_below_playouts: float, rate: Rate,
+                 *, slow_default_nodes: bool = False):
         self.slow, self.fast, self.fast_below_playouts, self.rate = slow, fast, fast_below_playouts, rate
+        self.slow_default_nodes = slow_default_nodes   # the user set MCTS's nodes for a `go` without limits
         self.last: Searcher | None = None
 
     def expected_playouts(self, limits: Limits) -> float | None:
@@ -99,6 +102,8 @@ class ClockSwitch:
 
     def pick(self, limits: Limits) -> Searcher:
         if limits.nodes is not None and not limits.infinite:
+            return self.slow
+        if self.slow_default_nodes and limits.unlimited and not limits.infinite:
             return self.slow
         expected = self.expected_playouts(limits)
         if expected is None:
