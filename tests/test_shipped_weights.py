@@ -186,7 +186,15 @@ def test_the_default_uci_engine_plays_mcts_with_the_shipped_chess_network():
         assert result.move in board.legal_moves
         if native_search.kernel is not None:
             # `go depth 9` is alpha-beta's: it ends after depth 9 (MCTS: 800 playouts, about depth 5)
+            engine.configure({"UCI_ShowWDL": True})
             info = engine.analyse(board, chess.engine.Limit(depth=9))
             assert info["depth"] == 9 and info["pv"][0] in board.legal_moves
+            # alpha-beta's win/draw/loss (engine/games/chess/wdl.py): level at the start,
+            # nearly won a queen up (white's queen on d1, black's gone)
+            wdl = info["wdl"].relative
+            assert wdl.total() == 1000 and abs(wdl.wins - wdl.losses) < 150
+            up = chess.Board("rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+            wdl = engine.analyse(up, chess.engine.Limit(depth=6))["wdl"].relative
+            assert wdl.total() == 1000 and wdl.wins > 900 and wdl.losses < 10
     finally:
         engine.quit()

@@ -9,7 +9,9 @@ Optional methods the core uses when a board has them (chess does, for speed):
   history_keys() -> keys of the game's earlier positions that a repeat would draw;
   rule_terminal() -> terminal() without the "no legal move" test (the core then scores
       an empty ordered_moves() itself: in_check() -> loss, else draw);
-  push_null() / null_move_safe() -> pass a turn (undone by pop()) for null-move pruning.
+  push_null() / null_move_safe() -> pass a turn (undone by pop()) for null-move pruning;
+  wdl(score) -> (win, draw, loss) per mille for the side to move at the current position
+      with that (non-mate) score: UCI_ShowWDL's numbers (chess: engine/games/chess/wdl.py).
 """
 from __future__ import annotations
 

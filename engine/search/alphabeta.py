@@ -260,8 +260,9 @@ class _Run:
         if limits.infinite and not stopper.event.is_set():
             stopper.event.wait()  # `go infinite`: the answer waits for stop
         if info is None:  # stopped inside depth 1: the first ordered move, a static value
-            info = SearchInfo(depth=0, seldepth=self.seldepth, value=value_from_cp(self.board.evaluate()),
-                              nodes=self.nodes, time=stopper.elapsed(), pv=(best_move,))
+            static = self.board.evaluate()
+            info = SearchInfo(depth=0, seldepth=self.seldepth, value=value_from_cp(static),
+                              nodes=self.nodes, time=stopper.elapsed(), pv=(best_move,), wdl=self._wdl(static))
             if self.on_info is not None:
                 self.on_info(info)
         else:  # the last completed depth's answer, with the whole search's effort
@@ -337,7 +338,15 @@ class _Run:
             value = value_from_cp(score)
         return SearchInfo(depth=depth, seldepth=max(depth, self.seldepth), value=value,
                           nodes=self.nodes, time=self.stopper.elapsed(), pv=pv,
-                          mate_plies=mate_plies, multipv=multipv, hashfull=self._hashfull())
+                          mate_plies=mate_plies, wdl=self._wdl(score), multipv=multipv, hashfull=self._hashfull())
+
+    def _wdl(self, score: int) -> tuple[int, int, int] | None:
+        """Win/draw/loss per mille: certain for a forced result, else the board's model of
+        what its scores mean (optional hook wdl(score); None without one)."""
+        if abs(score) > MATE_BOUND:
+            return (1000, 0, 0) if score > 0 else (0, 0, 1000)
+        model = getattr(self.board, "wdl", None)
+        return model(score) if model is not None else None
 
     def _pv(self, move: Move, depth: int) -> tuple[Move, ...]:
         """The root move, then TT moves while each is among the board's moves (so legal)."""

@@ -20,6 +20,7 @@ from engine.search.ab_board import TERMINAL_DRAW, TERMINAL_LOSS
 from engine.games.chess.pst import PHASE_TOTAL, PHASE_WEIGHT, pst_tables
 from engine.games.chess.native_search import NativeTree, kernel as native_kernel
 from engine.games.chess.rules import legal_move_list
+from engine.games.chess.wdl import wdl_per_mille
 
 __all__ = ["ChessSearchBoard"]
 
@@ -177,6 +178,10 @@ class ChessSearchBoard:
             phase = PHASE_TOTAL
         score = (mg * phase + eg * (PHASE_TOTAL - phase)) // PHASE_TOTAL
         return score if self.board.turn else -score
+
+    def wdl(self, score: int) -> tuple[int, int, int]:
+        """UCI_ShowWDL's per mille for the side to move here at `score` (fitted to our games)."""
+        return wdl_per_mille(score, self.board)
 
     def ordered_moves(self) -> list[tuple[chess.Move, int]]:
         board = self.board
