@@ -75,6 +75,7 @@ class SearchInfo:
     root_visits, root_priors: per root legal move (state.legal_moves() order), the visit
     counts so far and the priors searched with (MCTS only; None elsewhere): the web board's
     live heat map.
+    note: a sentence for the user beside this report (UCI: an `info string` before it).
     """
     depth: int
     seldepth: int
@@ -88,6 +89,7 @@ class SearchInfo:
     hashfull: int | None = None
     root_visits: tuple[int, ...] | None = None
     root_priors: tuple[float, ...] | None = None
+    note: str | None = None
 
     @property
     def nps(self) -> int:

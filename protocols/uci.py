@@ -307,6 +307,8 @@ class UciServer:
 
     def _on_info(self, job: _Job, info: SearchInfo) -> None:
         try:
+            if info.note:
+                self.info(info.note)
             self.write(format_info(info, job.state, show_wdl=self.show_wdl,
                                    show_multipv=job.limits.multipv > 1))
             job.info_sent = True

@@ -484,8 +484,21 @@ def test_a_full_tree_ends_the_search():
     stop = threading.Event()
     threading.Timer(0.3, stop.set).start()
     start = time.monotonic()
-    mcts(max_tree_nodes=100).search(game.initial_state(), Limits(infinite=True), stop=stop)
+    infos = []
+    mcts(max_tree_nodes=100).search(game.initial_state(), Limits(infinite=True), stop=stop, on_info=infos.append)
     assert time.monotonic() - start >= 0.25               # infinite: idles until stop
+    notes = [info.note for info in infos if info.note]
+    assert len(notes) == 1 and "tree full (100 nodes)" in notes[0] and "Hash" in notes[0]   # said once
+
+
+def test_a_resolved_tree_waits_for_stop_without_a_tree_full_note():
+    game = gomoku(9)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    infos = []
+    result = mcts(max_tree_nodes=100).search(four_for_x(game, open_ends=True), Limits(infinite=True), stop=stop,
+                                             on_info=infos.append)
+    assert result.value == 1.0 and not any(info.note for info in infos)
 
 
 def test_mcts_with_a_random_network_plays_legal_moves(tmp_path):

@@ -277,9 +277,11 @@ class FakeSearcher:
 
     def __init__(self, choose: Callable | None = None, fail: Exception | None = None,
                  wdl: tuple[int, int, int] | None = None, mate_plies: int | None = None,
-                 overrun: float = 0.0):
-        """overrun: seconds the searcher goes on past its hard deadline (a slow poll)."""
+                 overrun: float = 0.0, note: str | None = None):
+        """overrun: seconds the searcher goes on past its hard deadline (a slow poll);
+        note: the info's message for the user."""
         self.choose, self.fail, self.wdl, self.mate_plies = choose, fail, wdl, mate_plies
+        self.note = note
         self.overrun = overrun
         self.calls: list[tuple[object, Limits]] = []
         self.stoppers: list[Stopper] = []
@@ -301,7 +303,7 @@ class FakeSearcher:
         moves = list(limits.searchmoves or state.legal_moves())
         move = self.choose(state) if self.choose else moves[0]
         info = SearchInfo(depth=3, seldepth=5, value=0.1, nodes=100, time=0.01, pv=(move,),
-                          wdl=self.wdl, mate_plies=self.mate_plies)
+                          wdl=self.wdl, mate_plies=self.mate_plies, note=self.note)
         if on_info is not None:
             on_info(info)
         return SearchResult(best_move=move, value=0.1, info=info)
@@ -667,6 +669,15 @@ def test_show_wdl_and_mate_scores_in_info():
     s.send("setoption name UCI_ShowWDL value true", "position startpos", "go depth 2")
     line = s.stdout.expect("info depth")
     assert " score mate -2 wdl 700 200 100 " in line
+    s.stdout.expect("bestmove")
+    assert s.quit() == 0
+
+
+def test_a_search_s_note_is_an_info_string_before_its_report():
+    s = Session(searcher=FakeSearcher(note="tree full (16384 nodes): raise Hash"))
+    s.send("position startpos", "go depth 2")
+    assert s.stdout.expect("info string") == "info string tree full (16384 nodes): raise Hash"
+    s.stdout.expect("info depth 3")
     s.stdout.expect("bestmove")
     assert s.quit() == 0
 

@@ -199,6 +199,7 @@ class MCTS:
     def _grow(self, trees: list[Tree], stopper: Stopper, limits: Limits, node_limit: int | None,
               decided: dict[int, str], reports: "_Reports") -> None:
         """Playouts until every tree is decided or done, or a limit stops the search."""
+        told_full = False
         while True:
             active = self._undecided(trees, decided, node_limit)
             if active and stopper.timed and not stopper.should_stop():
@@ -209,7 +210,12 @@ class MCTS:
                 active = [t for t in active if id(t) not in decided]
             if not active:
                 if limits.infinite and not stopper.should_stop():
-                    stopper.event.wait(0.01)   # proven or empty roots: wait for stop
+                    if not told_full and reports.on_info is not None and self._full(trees[0]):
+                        told_full = True   # else a GUI sees the counts stop and cannot tell why
+                        reports.send(replace(self._info(trees[0], stopper.elapsed()), note=(
+                            f"tree full ({self.config.max_tree_nodes} nodes): the search waits for stop; "
+                            "a larger Hash lets it search on")))
+                    stopper.event.wait(0.01)   # proven, empty or full roots: wait for stop
                     continue
                 return
             if stopper.should_stop(min(t.playouts for t in active)):
@@ -225,6 +231,10 @@ class MCTS:
             if reports.due(stopper.elapsed()):
                 for info in self._lines(trees[0], self._info(trees[0], stopper.elapsed()), limits.multipv):
                     reports.send(info)
+
+    def _full(self, tree: Tree) -> bool:
+        """The tree stopped growing because it holds max_tree_nodes, not because it is resolved."""
+        return not tree.resolved() and tree.done(None, self.config.max_tree_nodes)
 
     def _hold_back_for_verify(self, trees: list[Tree], stopper: Stopper) -> float:
         """Seconds the prover asks to keep back from the search to check the chosen move."""
