@@ -685,3 +685,50 @@ def test_forced_playouts_do_nothing_without_root_noise():
 def test_forced_playouts_must_not_be_negative():
     with pytest.raises(ValueError, match="forced_playouts"):
         MCTSConfig(forced_playouts=-1.0)
+
+
+# --- move choice by lower confidence bound ---------------------------------------------------
+
+def _root_with(stats: dict[int, tuple[float, float]], n_moves: int = 6):
+    """An expanded gomoku root whose children a have (visits, mean value) stats[a]."""
+    from engine.search.tree import Node
+    game = gomoku(9)
+    root = Node(game.initial_state())
+    root.expand(Evaluation(priors=np.full(81, 1 / 81, dtype=np.float32), value=0.0))
+    root.ensure_stats()
+    for a, (visits, q) in stats.items():
+        root.update(a, visits, visits * q)
+    return root
+
+
+def test_lcb_plays_a_clearly_better_move_with_fewer_visits():
+    from engine.search.tree import best_child, pv_moves
+    root = _root_with({0: (400, 0.10), 1: (120, 0.35), 2: (30, 0.90)})   # 2: under a tenth of 400
+    assert best_child(root, None, 0.0, None) == 0                        # the most visited
+    assert best_child(root, None, 0.0, None, lcb_z=1.5) == 1             # 0.35 - 0.055 > 0.10 - 0.03
+    assert pv_moves(root, None, lcb_z=1.5)[0] == root.moves[1]
+    close = _root_with({0: (400, 0.30), 1: (120, 0.31)})                 # 0.255 < 0.27: visits win
+    assert best_child(close, None, 0.0, None, lcb_z=1.5) == 0
+    few = _root_with({0: (10, 0.0), 1: (5, 0.9)})                        # too few visits to trust
+    assert best_child(few, None, 0.0, None, lcb_z=1.5) == 0
+
+
+def test_lcb_never_plays_a_proven_loss_and_leaves_sampling_alone():
+    from engine.search.tree import best_child
+    root = _root_with({0: (400, 0.10), 1: (120, 0.35)})
+    root.proven = np.full(len(root.moves), np.nan)
+    root.proven[1] = -1.0
+    root.proven_plies = np.zeros(len(root.moves), dtype=np.int64)
+    assert best_child(root, None, 0.0, None, lcb_z=1.5) == 0
+    with pytest.raises(ValueError):
+        MCTSConfig(lcb_z=-1.0)
+
+
+def test_gomoku_plays_by_the_lower_bound_and_chess_by_visits():
+    """The gomoku profile's LCB_Z reaches the played MCTS (and self-play, which starts from it)."""
+    from engine.games.gomoku import profile
+    from engine.players import PlayerOptions, build
+    assert profile.LCB_Z > 0
+    for size in (15, 20):
+        assert build.mcts_config(gomoku(size), PlayerOptions(player="mcts")).lcb_z == profile.LCB_Z
+    assert build.mcts_config(get_game("chess"), PlayerOptions(player="mcts")).lcb_z == 0.0

@@ -194,7 +194,8 @@ def mcts_config(game: Game, options: PlayerOptions) -> Any:
                       short_search_seconds=tuned.get("short_search_seconds", MCTSConfig.short_search_seconds),
                       default_nodes=options.nodes or MCTSConfig.default_nodes,
                       max_tree_nodes=tree_node_budget(options.hash_mb),
-                      fpu_reduction=fpu, policy_temperature=temperature)
+                      fpu_reduction=fpu, policy_temperature=temperature,
+                      lcb_z=tuned.get("lcb_z", MCTSConfig.lcb_z))
 
 
 def mcts_prover(game: Game, options: PlayerOptions, notes: Notes | None = None) -> Any:

@@ -79,6 +79,8 @@ class MCTSConfig:
     child with fewer than sqrt(k P N) visits is searched next, so noise-raised moves get a fair
     look, and the result's visits are then the pruned policy target (`pruned_visits`: the
     forced playouts a child did not earn are taken back, so the network does not learn them).
+    lcb_z: the move played (temperature 0) is the root child with the highest lower
+    confidence bound of its value, not the most visited (tree.best_child); 0 = most visited.
     short_search_leaves: leaves per tree per step, instead of leaves_per_batch, for a search
     with less than short_search_seconds on its clock (0 = off): with few playouts a big batch
     under the virtual loss spreads a larger share of the tree over moves it would not choose.
@@ -100,6 +102,7 @@ class MCTSConfig:
     ucb1_c: float = math.sqrt(2.0)
     root_tactics: bool = True
     forced_playouts: float = 0.0
+    lcb_z: float = 0.0
     short_search_leaves: int = 0
     short_search_seconds: float = 0.0
 
@@ -110,6 +113,8 @@ class MCTSConfig:
             raise ValueError("short_search_leaves and short_search_seconds must be >= 0")
         if not self.forced_playouts >= 0.0:
             raise ValueError("forced_playouts must be >= 0")
+        if not self.lcb_z >= 0.0:
+            raise ValueError("lcb_z must be >= 0")
         if not self.policy_temperature > 0.0:
             raise ValueError("policy_temperature must be > 0")
         if self.formula not in ("puct", "ucb1"):
@@ -181,7 +186,8 @@ class MCTS:
             assert self.prover is not None
             stopper.give_back()
             for tree in trees:
-                self.prover.verify_choice(tree.root, partial(_chosen, tree), stopper, partial(_veto, tree))
+                self.prover.verify_choice(tree.root, partial(_chosen, tree, self.config.lcb_z), stopper,
+                                           partial(_veto, tree))
             if not self._time_to_resume(trees, stopper, node_limit, decided):
                 break
             held = self._hold_back_for_verify(trees, stopper)   # what the check left: search on
@@ -561,7 +567,8 @@ class MCTS:
         value, mate = root.value_and_mate()
         depth = round(tree.depth_sum / tree.playouts) if tree.playouts else 0
         return SearchInfo(depth=max(depth, 1), seldepth=max(tree.seldepth, 1), value=value,
-                          nodes=tree.playouts, time=elapsed, pv=tuple(pv_moves(root, tree.root_mask)),
+                          nodes=tree.playouts, time=elapsed,
+                          pv=tuple(pv_moves(root, tree.root_mask, lcb_z=self.config.lcb_z)),
                           mate_plies=mate, wdl=_wdl(root, value),
                           root_visits=None if root.visits is None else tuple(int(v) for v in root.visits),
                           root_priors=_raw_priors(root))
@@ -606,7 +613,7 @@ class MCTS:
             value = root.solved if root.solved is not None else 0.0
             return SearchResult(best_move=None, value=value)
         info = self._info(tree, elapsed)
-        a = best_child(root, tree.root_mask, self.config.temperature, tree.rng)
+        a = best_child(root, tree.root_mask, self.config.temperature, tree.rng, self.config.lcb_z)
         move: Move = root.moves[a]
         pv = info.pv if info.pv and info.pv[0] == move else (move,)
         if pv is not info.pv:
@@ -666,9 +673,9 @@ def pruned_visits(root: Node, best: int, config: MCTSConfig) -> tuple[int, ...]:
 TACTICS_SHARE = 0.25   # of a timed search's soft budget, at most, for the root tactics scan
 
 
-def _chosen(tree: Tree) -> int:
+def _chosen(tree: Tree, lcb_z: float) -> int:
     """The root move the search would play now (the prover's checks read it after each veto)."""
-    return best_child(tree.root, tree.root_mask, 0.0, None)
+    return best_child(tree.root, tree.root_mask, 0.0, None, lcb_z)
 
 
 def _veto(tree: Tree, a: int) -> None:

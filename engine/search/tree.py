@@ -387,11 +387,19 @@ class Tree:
                 or (tree_limit is not None and self.root.visit_count >= tree_limit))
 
 
+LCB_SIGMA = 0.4        # the spread of one playout's value that the lower bound assumes
+LCB_SHARE = 0.1        # a child needs this share of the most visits to be chosen by its bound
+LCB_MIN_VISITS = 16    # with fewer visits on the top child the most visited plays
+
+
 def best_child(node: Node, mask: np.ndarray | None, temperature: float,
-               rng: np.random.Generator | None) -> int:
+               rng: np.random.Generator | None, lcb_z: float = 0.0) -> int:
     """The move to play: a proven win (shortest), else the most visited move that is not
-    proven lost (sampled ~ N^(1/T) when temperature > 0), else the longest loss (ties: the
-    most visited, then the highest prior)."""
+    proven lost (sampled ~ N^(1/T) when temperature > 0; with lcb_z > 0 at temperature 0,
+    the highest lower confidence bound Q - lcb_z * LCB_SIGMA / sqrt(N) among the children
+    with LCB_SHARE of the most visits), else the longest loss (ties: the most visited, then
+    the highest prior).  Why the bound: a move the search found late has fewer visits than
+    the one it leaned on, though its value is clearly higher (Leela Zero's LCB choice)."""
     n = len(node.prior)
     node.ensure_stats()
     allowed = np.ones(n, dtype=bool) if mask is None else mask
@@ -412,6 +420,10 @@ def best_child(node: Node, mask: np.ndarray | None, temperature: float,
         weights = np.where(candidates, np.power(np.maximum(visits, 0.0) / visits.max(),
                                                 1.0 / temperature), 0.0)
         return int(rng.choice(n, p=weights / weights.sum()))
+    top = visits.max()
+    if lcb_z > 0.0 and top >= LCB_MIN_VISITS:
+        bound = node.q - lcb_z * LCB_SIGMA / np.sqrt(np.maximum(visits, 1.0))
+        return int(np.argmax(np.where(visits >= LCB_SHARE * top, bound + 1e-9 * visits, -np.inf)))
     return int(np.argmax(visits + 1e-6 * node.prior))  # ties: the higher prior
 
 
@@ -437,16 +449,17 @@ def ranked_children(node: Node, mask: np.ndarray | None) -> list[int]:
     return sorted(allowed, key=key)
 
 
-def pv_moves(root: Node, mask: np.ndarray | None, limit: int = 64) -> list[Move]:
-    """The principal variation: best (most visited / proven) children from the root."""
+def pv_moves(root: Node, mask: np.ndarray | None, limit: int = 64, lcb_z: float = 0.0) -> list[Move]:
+    """The principal variation: best (most visited / proven) children from the root, the
+    root's chosen as the search would play it (lcb_z: see best_child)."""
     moves: list[Move] = []
     node: Node | None = root
     while node is not None and node.moves and len(moves) < limit:
         if (node.visits is None or node.child_visits <= 0) and node.proven is None:
             break
-        a = best_child(node, mask, 0.0, None)
+        a = best_child(node, mask, 0.0, None, lcb_z)
         moves.append(node.moves[a])
-        node, mask = node.children.get(a), None
+        node, mask, lcb_z = node.children.get(a), None, 0.0
     return moves
 
 

@@ -28,6 +28,9 @@ SMALL_BATCH = 8
 # its clock (15x15 at 0.25 s a turn, ~200 playouts: 115/200 for 8 against 16; at 0.5 s
 # 53.5/100; at 1 s no difference, above).
 SHORT_SEARCH_SECONDS = 0.6
+# MCTS plays the root child with the highest lower bound of its value (tree.best_child), not
+# the most visited: a move the search found late is played when its value is clearly higher.
+LCB_Z = 1.5
 
 
 def _heuristic() -> Any:
@@ -80,8 +83,10 @@ def _records() -> Any:
 PROFILE = GameProfile(
     name="gomoku", rules=GomokuGame, codec="engine.games.gomoku.codec",
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
-    # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md)
-    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16,
+    # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md);
+    # the move by lower confidence bound (LCB_Z): 109.5/200 against the most visited at 1 s a turn
+    # (pairs +33 +/- 30 Elo, LOS 98.5 %), 106/200 at 0.3 s (docs/measurements/issue25-search-settings.md)
+    mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16, "lcb_z": LCB_Z,
                 "short_search_leaves": SMALL_BATCH, "short_search_seconds": SHORT_SEARCH_SECONDS},
     board_tuned=_board_tuned,
     auto_alphabeta_below_playouts=None,   # MCTS at every clock (77.5/100 against alpha-beta at 1 s a game)
