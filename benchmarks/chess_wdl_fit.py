@@ -6,9 +6,10 @@ Every move of the named engines (default: every engine that reported centipawns)
 databases becomes a sample (cp for the side to move, the material on the board, the game's result
 for that side); mate scores and the opening's own plies are left out.  The model is Stockfish's
 shape: P(win) = sigmoid((cp - a) / b), P(loss) = sigmoid((-cp - a) / b), the draw the rest, with
-a and b quadratic in the material (pawn 1, knight and bishop 3, rook 5, queen 9; clamped to 17..78 and
-scaled by 1/58).  Fitted by maximum likelihood (full-batch Newton-free gradient steps with a line
-search), every tenth game held out.  Prints the four numbers, both log losses, and a calibration
+a and b quadratic in the material (pawn 1, knight and bishop 3, rook 5, queen 9; clamped to 5..78 and
+scaled by 1/58).  Fitted by maximum likelihood (full-batch steps along the numerical gradient, the
+step halved when it fails and grown when it works), every tenth game held out.  Prints the six
+numbers, both log losses, and a calibration
 table (predicted against observed results by material and cp bucket, held-out games) to paste into the docs.
 Why: UCI_ShowWDL asks for win/draw/loss per mille; alpha-beta knows only a score, and what that
 score means in results depends on how the engine plays on from there, which only its games say.
@@ -24,11 +25,10 @@ import numpy as np
 
 from engine.games.chess.wdl import MATERIAL_MAX, MATERIAL_MIN, MATERIAL_SCALE, material
 
-MATE_CP = 20_000     # reports beyond this are mates (the arena stores mate scores as large cp)
-
 
 def samples(databases: list[str], engines: set[str] | None) -> tuple[np.ndarray, ...]:
-    """(cp, scaled material, outcome 1/0.5/0, game index) of every usable report."""
+    """(cp, scaled material, outcome 1/0.5/0, game index) of every usable report (a mate is
+    stored as `mate`, without `cp`, so it is left out)."""
     rows: list[tuple[float, float, float, int]] = []
     game_index = 0
     for database in databases:
@@ -41,7 +41,7 @@ def samples(databases: list[str], engines: set[str] | None) -> tuple[np.ndarray,
                 name = first if mover_is_first else second
                 report = reports[ply] if ply < len(reports) else None
                 if (ply >= opening and isinstance(report, dict) and "cp" in report
-                        and abs(report["cp"]) < MATE_CP and (engines is None or name in engines)):
+                        and (engines is None or name in engines)):
                     result = score if mover_is_first else 1.0 - score
                     rows.append((float(report["cp"]), material(board), result, game_index))
                 board.push_uci(uci)
