@@ -30,6 +30,7 @@ SMALL_BATCH = 8
 SHORT_SEARCH_SECONDS = 0.6
 # MCTS plays the root child with the highest lower bound of its value (tree.best_child), not
 # the most visited: a move the search found late is played when its value is clearly higher.
+# z 0.75 and 2.5 scored level with 1.5 (49.5/100 at 1 s, 101.5/200 at 0.5 s, 15x15).
 LCB_Z = 1.5
 
 
@@ -85,7 +86,8 @@ PROFILE = GameProfile(
     heuristic=_heuristic, rollout=_rollout, alphabeta_board=_alphabeta_board, prover=_prover,
     # FpuReduction / PolicyTemperature "auto" (matches: docs/measurements/weights-history.md);
     # the move by lower confidence bound (LCB_Z): 109.5/200 against the most visited at 1 s a turn
-    # (pairs +33 +/- 30 Elo, LOS 98.5 %), 106/200 at 0.3 s (docs/measurements/issue25-search-settings.md)
+    # (pairs +33 +/- 30 Elo, LOS 98.5 %), 106/200 at 0.3 s; 20x20 108/200 at 0.5 s (LOS 96.5 %)
+    # (docs/measurements/issue25-search-settings.md)
     mcts_tuned={"fpu_reduction": 0.25, "policy_temperature": 1.0, "leaves_per_batch": 16, "lcb_z": LCB_Z,
                 "short_search_leaves": SMALL_BATCH, "short_search_seconds": SHORT_SEARCH_SECONDS},
     board_tuned=_board_tuned,
