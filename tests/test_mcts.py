@@ -713,7 +713,7 @@ def test_lcb_plays_a_clearly_better_move_with_fewer_visits():
     assert best_child(few, None, 0.0, None, lcb_z=1.5) == 0
 
 
-def test_lcb_never_plays_a_proven_loss_and_leaves_sampling_alone():
+def test_lcb_never_plays_a_proven_loss():
     from engine.search.tree import best_child
     root = _root_with({0: (400, 0.10), 1: (120, 0.35)})
     root.proven = np.full(len(root.moves), np.nan)
@@ -722,6 +722,20 @@ def test_lcb_never_plays_a_proven_loss_and_leaves_sampling_alone():
     assert best_child(root, None, 0.0, None, lcb_z=1.5) == 0
     with pytest.raises(ValueError):
         MCTSConfig(lcb_z=-1.0)
+
+
+def test_lcb_leaves_sampling_by_visits_alone():
+    """At temperature > 0 (self-play's opening plies) the move is still drawn ~ visits."""
+    from engine.search.tree import best_child
+    root = _root_with({0: (400, 0.10), 1: (120, 0.35)})
+
+    def draws(lcb_z: float) -> list[int]:
+        rng = np.random.default_rng(11)
+        return [best_child(root, None, 1.0, rng, lcb_z=lcb_z) for _ in range(2000)]
+    picks = draws(1.5)
+    assert picks == draws(0.0)
+    assert set(picks) <= {0, 1}
+    assert abs(picks.count(0) / len(picks) - 400 / 520) < 0.04
 
 
 def test_gomoku_plays_by_the_lower_bound_and_chess_by_visits():
