@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pytest
 
+from engine.search.limits import Stopper
 from engine.search.mcts import MCTS, MCTSConfig
 from engine.types import Evaluation, Limits
 from protocols.timeman import parse_go
@@ -293,3 +294,23 @@ def test_a_search_on_a_short_clock_gathers_the_short_search_batch():
     assert largest_batches(0) == [16, 16, 16]
     with pytest.raises(ValueError, match="short_search"):
         MCTSConfig(short_search_leaves=-1)
+
+
+def test_a_lower_bound_choice_that_is_not_the_most_visited_keeps_the_search_past_the_soft_deadline():
+    """Gomoku plays by lower confidence bound (lcb_z): when that move is not the most visited
+    one, more playouts may still change it, so the soft deadline does not end the search, as
+    when the runner-up has the better Q.  Without the bound the same tree stops there."""
+    from engine.search.tree import Tree
+    from tests.test_mcts import _root_with
+    # by visits 0 then 1 (Q 0.10 > 0.00: not in doubt by Q); by lower bound 2 (0.35 - 0.055)
+    root = _root_with({0: (400, 0.10), 1: (300, 0.00), 2: (120, 0.35)})
+    verdicts = {}
+    for lcb_z in (0.0, 1.5):
+        clock = ScriptedClock()
+        stopper = Stopper(Limits(time=2.0, soft_time=0.5), clock=clock)
+        clock.now += 0.6                              # past the soft deadline, 1.4 s to the hard one
+        tree = Tree(root, root.state, 1)
+        tree.playouts = 820                           # ~1,370 playouts a second: 100 visits behind can catch up
+        searcher = MCTS(FirstMoveEvaluator(clock, {}, {}), MCTSConfig(seed=1, lcb_z=lcb_z), clock=clock)
+        verdicts[lcb_z] = searcher._time_verdict(tree, stopper)
+    assert verdicts == {0.0: "soft deadline", 1.5: None}

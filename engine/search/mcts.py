@@ -18,7 +18,8 @@ root's top k children (ranked_children), each with its own Q and most-visited pa
 
 The time plan (only while a clock runs: `Limits.time`, after ponderhit when pondering):
 a tree stops at the soft deadline unless its best move is in doubt (the runner-up by
-visits has the better Q), then it may run on toward the hard one; and it stops as soon
+visits has the better Q, or the move it would play by lower confidence bound, lcb_z, is not
+the most visited), then it may run on toward the hard one; and it stops as soon
 as no other root move can overtake the most visited one in the playouts left before
 the deadline it is working to (hard when in doubt, else soft), estimated from this
 search's playout rate (lc0's smart pruning).  One root move left (one legal move, or all others proven lost) ends it at
@@ -285,7 +286,10 @@ class MCTS:
         soft_left, hard_left = stopper.soft_left(), stopper.time_left()
         if soft_left is None or hard_left is None:
             return None
-        in_doubt = bool(root.q[candidates[second]] > root.q[candidates[first]])
+        # in doubt: the runner-up has the better Q, or the move to play is not the most visited
+        # (the lower-bound choice, lcb_z: more playouts may yet change it)
+        in_doubt = bool(root.q[candidates[second]] > root.q[candidates[first]]
+                        or (self.config.lcb_z > 0 and _chosen(tree, self.config.lcb_z) != candidates[first]))
         if soft_left <= 0 and not in_doubt:
             return "soft deadline"
         elapsed = stopper.elapsed()
