@@ -19,7 +19,8 @@ from engine.types import Limits, SearchInfo
 from protocols.timeman import LATENCY_FACTOR, MOVETIME_MAX_RESERVE
 
 __all__ = ["brain_threads", "MEMORY_LIMITED_THREADS", "move_budget", "keep_back_latency", "moves_to_go",
-           "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move", "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE"]
+           "follow_stones", "MAX_PLAYED_ON", "format_message", "fallback_move", "parse_ints", "ProtocolError", "UNLIMITED_MS", "DEFAULT_TIMEOUT_TURN_MS", "INSTANT_S", "MATCH_SOFT_SHARE",
+           "MATCH_HARD_SHARES", "MOVE_COST_MS"]
 
 UNLIMITED_MS = 2_147_483_647      # time_left when the match has no clock
 DEFAULT_TIMEOUT_TURN_MS = 5_000
@@ -27,7 +28,11 @@ INSTANT_S = 0.05                  # timeout_turn 0 or no time left: depth 1, cap
 # pipe lag + stop latency: 50 ms of a 1 s turn (was 12 %: 0.87 s used where Rapfi uses 0.97;
 # MCTS's answers came at most 60 ms past the hard budget in 5,928 moves against Rapfi)
 MARGIN_MIN_MS, MARGIN_MAX_MS, MARGIN_SHARE = 40.0, 300.0, 0.05
-MATCH_SOFT_SHARE = 0.75           # of the match clock's share per move: the soft budget while it binds
+# While the match clock binds: the soft budget (MCTS's early stop when its move is not in doubt)
+# is this much of the clock's share per move, and a move in doubt may run on to this many shares
+# (within the turn).  Measured under 20 s a game (docs/measurements/issue25-time-use.md, section 4).
+MATCH_SOFT_SHARE = 1.0
+MATCH_HARD_SHARES = 2.0
 MOVE_COST_MS = 20.0               # what a move costs the match clock outside the search (reserved per later move)
 MAX_PLAYED_ON = 2                 # new stones a position may add to the line and still be played on
 
@@ -37,8 +42,8 @@ class ProtocolError(ValueError):
 
 
 def moves_to_go(stones: int) -> int:
-    """How many own moves to plan the match clock for: 20 at the start, down to 10."""
-    return max(10, 20 - stones // 8)
+    """How many own moves to plan the match clock for: 12 at the start, down to 6."""
+    return max(6, 12 - stones // 10)
 
 
 def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
@@ -46,12 +51,12 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
                 lag_ms: float = 0.0) -> Limits:
     """Per-move Limits from the Gomocup clock settings (all in ms, as INFO sends them).
 
-    Spend min(timeout_turn, usable / moves_to_go) minus a safety margin (40..300 ms, 5 %)
-    for pipe lag and the searcher's stop latency, well inside the managers' 1000 ms
-    tolerance.  timeout_turn 0 -> move at once (depth 1); no time left -> the same.
+    The hard budget is min(timeout_turn, MATCH_HARD_SHARES * usable / moves_to_go) minus a
+    safety margin (40..300 ms, 5 %) for pipe lag and the searcher's stop latency, well inside
+    the managers' 1000 ms tolerance.  timeout_turn 0 -> move at once (depth 1); no time left -> the same.
     time_left UNLIMITED_MS / None or timeout_match 0 -> the match clock does not bind.
-    With a match clock, `usable` is time_left less a reserve for every later move the board
-    still has room for (`empty` cells: half of them are ours at most): MOVE_COST_MS each (a
+    With a match clock, `usable` is time_left less a reserve for this move and every later one
+    the board still has room for (`empty` cells: half of them are ours at most): MOVE_COST_MS each (a
     move's cost outside the search) plus `lag_ms`, the lag the manager's clock was seen to
     charge per move beyond the brain's own time.  So a long game keeps clock to its last move.
     Time saved on a move is worth something only while the match clock, not timeout_turn,
@@ -61,8 +66,11 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     timeout_match 180 s and a 1 s turn, a soft budget of half the turn left MCTS thinking
     0.35-0.44 s of each second; with 15 s a game and half the share as the soft budget,
     MCTS ended a 33-ply game with 12.4 s of its 15 unused.  Spending the whole hard budget on
-    every move still keeps clock to the last move (the reserve above), so the soft one may
-    come close to it.
+    every move still keeps clock to the last move (the reserve above), so the plan may spend
+    freely: a third of MCTS's moves are forced and a quarter end early by smart pruning, so
+    with a 20-move horizon, a soft budget of 3/4 of the share and the share as the hard one it
+    used 31 % of a 20 s clock; the horizon and budgets now (moves_to_go, MATCH_*) use about
+    half of it and each step won its match (docs/measurements/issue25-time-use.md, section 4).
     """
     instant = Limits(depth=1, time=INSTANT_S)
     turn = DEFAULT_TIMEOUT_TURN_MS if timeout_turn_ms is None else timeout_turn_ms
@@ -76,17 +84,21 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
         if time_left_ms <= 0:
             return instant
         later_moves = max(0, (empty + 1) // 2 - 1) if empty is not None else moves_to_go(stones)
-        usable = time_left_ms - later_moves * (MOVE_COST_MS + max(0.0, lag_ms))
+        usable = time_left_ms - (later_moves + 1) * (MOVE_COST_MS + max(0.0, lag_ms))   # this move's too
         if usable <= 0:   # live off the reserve: the least a move can cost
             return Limits(depth=1, time=min(INSTANT_S, max(time_left_ms / (4000.0 * (later_moves + 1)), 0.005)))
         share = usable / moves_to_go(stones)
-        budget = min(budget, share)
-    margin = min(MARGIN_MAX_MS, max(MARGIN_MIN_MS, MARGIN_SHARE * budget))
-    hard = (budget - margin) / 1000.0
+        budget = min(budget, MATCH_HARD_SHARES * share)
+    hard = (budget - _margin_ms(budget)) / 1000.0
     if hard <= INSTANT_S:
         return Limits(depth=1, time=min(INSTANT_S, max(budget / 2000.0, 0.005)))
-    soft = None if share is None else MATCH_SOFT_SHARE * (share - margin) / 1000.0
+    soft = None if share is None else MATCH_SOFT_SHARE * (share - _margin_ms(share)) / 1000.0
     return Limits(time=hard, soft_time=soft if soft is not None and soft < hard else None)
+
+
+def _margin_ms(budget_ms: float) -> float:
+    """What a budget keeps back for pipe lag and the searcher's stop latency."""
+    return min(MARGIN_MAX_MS, max(MARGIN_MIN_MS, MARGIN_SHARE * budget_ms))
 
 
 def keep_back_latency(limits: Limits, latency_ms: float) -> Limits:

@@ -14,9 +14,9 @@ from engine.games.gomoku import GomokuState
 from engine.games.gomoku.swap2 import PROPOSE_FINALISTS, PROPOSE_MIN_SECONDS, PROPOSE_SCREEN_SHARE, book_shapes
 from engine.types import Limits, SearchInfo, SearchResult
 from protocols.gomocup import serve
-from protocols.gomocup_policy import (INSTANT_S, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS, UNLIMITED_MS,
-                                      brain_threads, fallback_move, format_message, keep_back_latency,
-                                      move_budget)
+from protocols.gomocup_policy import (INSTANT_S, MATCH_HARD_SHARES, MATCH_SOFT_SHARE, MEMORY_LIMITED_THREADS,
+                                      MOVE_COST_MS, UNLIMITED_MS, brain_threads, fallback_move, format_message,
+                                      keep_back_latency, move_budget, moves_to_go)
 
 MOVE = re.compile(r"^\d+,\d+$")
 
@@ -35,10 +35,14 @@ def test_budget_unlimited_match_spends_most_of_the_turn():
 
 
 def test_budget_match_clock_binds_and_keeps_a_reserve():
+    """The soft budget is the clock's share per move (less what is reserved for each later
+    move, then the margin), the hard one MATCH_HARD_SHARES of it, both within the turn."""
     limits = move_budget(30_000, 100_000, 180_000, 0)
     assert limits.time is not None and limits.soft_time is not None
-    assert 4.0 < limits.time < 5.0            # ~1/20 of the clock minus the margin
-    assert limits.soft_time == pytest.approx(MATCH_SOFT_SHARE * limits.time)
+    share_s = (100_000 - (moves_to_go(0) + 1) * MOVE_COST_MS) / moves_to_go(0) / 1000
+    assert MATCH_SOFT_SHARE * share_s - 0.3 <= limits.soft_time < MATCH_SOFT_SHARE * share_s
+    assert MATCH_HARD_SHARES * share_s - 0.3 <= limits.time < MATCH_HARD_SHARES * share_s
+    assert limits.time < 30.0 and limits.soft_time < limits.time
 
 
 @pytest.mark.parametrize("match_ms", [180_000, 90_000, 40_000])
@@ -50,10 +54,22 @@ def test_budget_a_match_clock_with_room_for_every_turn_saves_nothing(match_ms):
 
 
 def test_budget_a_match_clock_that_nearly_binds_saves_a_little():
-    """Share 1.2 turns: the soft budget lies between half the hard one and all of it."""
-    limits = move_budget(1000, 24_000, 180_000, 0)    # 24 s / 20 moves = 1,200 ms a move
-    assert limits.soft_time is not None
-    assert limits.time / 2 < limits.soft_time < limits.time
+    """A share of 0.8 turns: the soft budget is the share, the hard one the whole turn (a move
+    in doubt may take what the clear ones saved)."""
+    left = int(800 * moves_to_go(0) + moves_to_go(0) * MOVE_COST_MS)   # a share of 800 ms
+    limits = move_budget(1000, left, 180_000, 0)
+    assert limits.soft_time is not None and limits.time is not None
+    assert 0.7 < limits.soft_time < 0.8 and 0.9 < limits.time < 1.0
+
+
+def test_budget_the_plan_spends_a_short_match_clock():
+    """20 s a game, 5 s turns (the measured setting), 15x15 after a 3-stone opening: the first
+    searched move plans on the clock less 20 ms for each of its moves the board has room for,
+    over moves_to_go, and may take twice that when in doubt."""
+    limits = move_budget(5_000, 20_000, 20_000, 3, empty=222)
+    assert limits.soft_time is not None and limits.time is not None
+    share_s = (20.0 - 112 * MOVE_COST_MS / 1000) / moves_to_go(3)
+    assert share_s - 0.1 < limits.soft_time < share_s and 2 * share_s - 0.2 < limits.time < 2 * share_s
 
 
 def test_budget_grows_as_the_game_goes_on():
