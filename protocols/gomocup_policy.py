@@ -42,8 +42,9 @@ class ProtocolError(ValueError):
 
 
 def moves_to_go(stones: int) -> int:
-    """How many own moves to plan the match clock for: 12 at the start, down to 6."""
-    return max(6, 12 - stones // 10)
+    """How many own moves to plan the match clock for: 8 at the start, down to 5 (a third of
+    MCTS's moves are forced and cost nothing, a quarter end early by smart pruning)."""
+    return max(5, 8 - stones // 16)
 
 
 def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
@@ -69,8 +70,8 @@ def move_budget(timeout_turn_ms: int | None, time_left_ms: int | None,
     every move still keeps clock to the last move (the reserve above), so the plan may spend
     freely: a third of MCTS's moves are forced and a quarter end early by smart pruning, so
     with a 20-move horizon, a soft budget of 3/4 of the share and the share as the hard one it
-    used 31 % of a 20 s clock; the horizon and budgets now (moves_to_go, MATCH_*) use about
-    half of it and each step won its match (docs/measurements/issue25-time-use.md, section 4).
+    used 31 % of a 20 s clock; the horizon and budgets now (moves_to_go, MATCH_*) use 55 % of
+    it, and each step won its match (docs/measurements/issue25-time-use.md, section 4).
     """
     instant = Limits(depth=1, time=INSTANT_S)
     turn = DEFAULT_TIMEOUT_TURN_MS if timeout_turn_ms is None else timeout_turn_ms
