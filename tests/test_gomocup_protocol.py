@@ -56,7 +56,7 @@ def test_budget_a_match_clock_with_room_for_every_turn_saves_nothing(match_ms):
 def test_budget_a_match_clock_that_nearly_binds_saves_a_little():
     """A share of 0.8 turns: the soft budget is the share, the hard one the whole turn (a move
     in doubt may take what the clear ones saved)."""
-    left = int(800 * moves_to_go(0) + moves_to_go(0) * MOVE_COST_MS)   # a share of 800 ms
+    left = int(800 * moves_to_go(0) + (moves_to_go(0) + 1) * MOVE_COST_MS)   # a share of 800 ms
     limits = move_budget(1000, left, 180_000, 0)
     assert limits.soft_time is not None and limits.time is not None
     assert 0.7 < limits.soft_time < 0.8 and 0.9 < limits.time < 1.0
