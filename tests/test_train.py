@@ -623,3 +623,19 @@ def test_a_run_can_grow_its_init_network_deeper_but_not_change_its_width(tmp_pat
     with pytest.raises(RunError, match="not res"):
         train(tmp_path / "wide", [teacher_shard], f"res{init.config.blocks}x{init.config.channels * 2}", 4,
               config, init=gomoku_net)
+
+
+def test_a_run_can_start_a_network_with_line_planes_from_one_without(tmp_path, teacher_shard, gomoku_net):
+    """--net NAME-lines with an --init network of that shape without them: the run starts from
+    the grown copy (with_line_features) and saves a network that reads them; the other way
+    round is refused in one line."""
+    from engine.train.trainer import RunError
+    init = load_checkpoint(gomoku_net)[0]
+    lines = f"{init.config.name}-lines"
+    config = TrainConfig(batch_size=8, lr=1e-3, warmup_steps=1, checkpoint_every=4, log_every=2, plot=False)
+    report = train(tmp_path / "run", [teacher_shard], lines, 4, config, init=gomoku_net)
+    model, meta = load_checkpoint(report.checkpoint, expect_game="gomoku")
+    assert meta["net"] == lines and model.config.line_features
+    assert model.trunk.stem[0].weight[:, init.config.in_planes:].abs().sum() > 0   # trained on them
+    with pytest.raises(RunError, match="not res"):
+        train(tmp_path / "back", [teacher_shard], init.config.name, 4, config, init=report.checkpoint)

@@ -287,8 +287,9 @@ def import_games(game: str, pgn: str, out: str, games_per_shard: int, max_games:
 @game_option
 @click.option("--data", multiple=True, required=True, type=click.Path(exists=True),
               help="Shard file or directory of shards (repeatable).")
-@click.option("--net", default=None, help="Architecture for a fresh run, res{blocks}x{channels} [res6x64]; with --init, "
-                   "more blocks of the same width grow that network deeper.")
+@click.option("--net", default=None, help="Architecture for a fresh run, res{blocks}x{channels} [res6x64], "
+                   "'-lines' after it for gomoku's line planes; with --init, more blocks of the same width grow "
+                   "that network deeper, and '-lines' makes it read the line planes too.")
 @click.option("--steps", type=click.IntRange(min=1), required=True, help="Total updates (a resumed run counts on).")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False), required=True,
               help="Run directory: checkpoints, state.pt, log.jsonl.")

@@ -25,6 +25,8 @@ computes exactly what it computes alone (training pads mixed sizes; the ONNX exp
 one board size at a time, skip the mask: UnpaddedBoards).  Policy: a 1x1 convolution to one logit per
 cell.  Value: masked mean and max pooling over on-board cells (plus the mean scaled by
 board size, as KataGo does) so one set of weights plays any board from 5x5 to 26x26.
+Line planes (NetConfig.line_features, "res6x32-lines"): fixed, untrained planes computed
+from the stones in front of the stem (LineFeatures).
 """
 from __future__ import annotations
 
@@ -36,11 +38,12 @@ from torch import nn
 from torch.nn import functional as F
 
 from engine.games.gomoku.codec import MASK_PLANE
+from engine.games.gomoku.lines import LINE_PLANES
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
-__all__ = ["ChessNet", "GomokuNet", "UnpaddedBoards", "build_model", "deepen", "unpadded", "widen_input",
-           "with_reply_head", "MASK_PLANE"]
+__all__ = ["ChessNet", "GomokuNet", "LineFeatures", "UnpaddedBoards", "build_model", "deepen", "unpadded",
+           "widen_input", "with_line_features", "with_reply_head", "MASK_PLANE", "LINE_PLANES"]
 
 
 
@@ -62,13 +65,55 @@ class ResBlock(nn.Module):
         return x if mask is None else x * mask
 
 
+def _line_kernels() -> torch.Tensor:
+    """[4, 5, 5]: the five cells centred on a cell along a row, a column and both diagonals
+    (each its own mirror image, so the same kernel sums a line and spreads it back)."""
+    kernels = torch.zeros(4, 5, 5)
+    kernels[0, 2, :] = 1.0
+    kernels[1, :, 2] = 1.0
+    kernels[2] = torch.eye(5)
+    kernels[3] = torch.eye(5).flip(1)
+    return kernels
+
+
+class LineFeatures(nn.Module):
+    """planes [B, 9, H, W] -> the line planes [B, 6, H, W] (engine/games/gomoku/lines.py says
+    what they are; the same numbers as its line_planes), fixed: nothing here is trained or
+    saved.  Why: a res6x32 trunk sees 13x13 cells and spends its little width finding these
+    shapes, and a trained network gets them with zero weights on them (with_line_features)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        lines = _line_kernels()
+        # (own, opponent, on board) -> per colour and direction: stones - 3 x other colour's
+        # + 3 x cells on the board - 16, which is k - 1 on an open line of k stones and <= 0
+        # on any other line of five, so relu() leaves the stones of open lines, less one.
+        window = torch.zeros(8, 3, 5, 5)
+        for colour in range(2):
+            for d in range(4):
+                window[4 * colour + d, colour] = lines[d]
+                window[4 * colour + d, 1 - colour] = -3.0 * lines[d]
+                window[4 * colour + d, 2] = 3.0 * lines[d]
+        self.register_buffer("window", window, persistent=False)
+        self.register_buffer("window_bias", torch.full((8,), -16.0), persistent=False)
+        # each (j, colour) group of four directions spread back over the line's cells and summed
+        self.register_buffer("spread", 0.25 * lines.unsqueeze(0).repeat(6, 1, 1, 1), persistent=False)
+
+    def forward(self, planes: torch.Tensor) -> torch.Tensor:
+        stones = torch.cat([planes[:, 0:2], planes[:, MASK_PLANE:MASK_PLANE + 1]], dim=1)
+        open_stones = F.relu(F.conv2d(stones, self.window, self.window_bias, padding=2))
+        at_least = torch.cat([torch.clamp(open_stones - j, 0.0, 1.0) for j in range(3)], dim=1)
+        return F.conv2d(at_least, self.spread, padding=2, groups=6)
+
+
 class Trunk(nn.Module):
     """planes [B, in, H, W] and mask [B, 1, H, W] -> features [B, C, H, W] (zero off the mask).
-    mask None: every cell is on the board (nothing padded), so there is nothing to zero."""
+    mask None: every cell is on the board (nothing padded), so there is nothing to zero.
+    With line_features the stem reads the line planes after the codec's."""
 
     def __init__(self, config: NetConfig):
         super().__init__()
-        self.stem = _conv_bn(config.in_planes, config.channels, 3)
+        self.stem = _conv_bn(config.in_planes + (LINE_PLANES if config.line_features else 0), config.channels, 3)
         self.blocks = nn.ModuleList(ResBlock(config.channels) for _ in range(config.blocks))
 
     def forward(self, planes: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -84,8 +129,8 @@ class ChessNet(nn.Module):
 
     def __init__(self, config: NetConfig):
         super().__init__()
-        if config.reply_head:
-            raise ValueError("the opponent-reply head is gomoku's only")
+        if config.reply_head or config.line_features:
+            raise ValueError("the opponent-reply head and the line planes are gomoku's only")
         self.config = config
         c, p, v = config.channels, config.policy_channels, config.value_channels
         self.trunk = Trunk(config)
@@ -114,12 +159,15 @@ class ChessNet(nn.Module):
 
 
 class GomokuNet(nn.Module):
-    """planes [B, 9, H, W] -> (policy logits [B, H, W], wdl logits [B, 3]); any H, W."""
+    """planes [B, 9, H, W] -> (policy logits [B, H, W], wdl logits [B, 3]); any H, W.
+    With line_features the planes may come with the line planes appended ([B, 15, H, W]: the
+    ONNX export reads them so, engine/games/gomoku/lines.py computes them outside the graph)."""
 
     def __init__(self, config: NetConfig):
         super().__init__()
         self.config = config
         c, v = config.channels, config.value_channels
+        self.lines = LineFeatures() if config.line_features else None
         self.trunk = Trunk(config)
         self.policy = nn.Sequential(_conv_bn(c, config.policy_channels, 1), nn.ReLU(),
                                     nn.Conv2d(config.policy_channels, 1, 1))
@@ -136,6 +184,8 @@ class GomokuNet(nn.Module):
         padded False: the caller promises every board fills the planes (no padding), so the
         mask multiplications, identities there, are left out (UnpaddedBoards)."""
         mask = planes[:, MASK_PLANE:MASK_PLANE + 1]
+        if self.lines is not None and planes.shape[1] == self.config.in_planes:
+            planes = torch.cat([planes, self.lines(planes)], dim=1)   # else the caller appended them
         x = self.trunk(planes, mask if padded else None)
         policy = self.policy(x)[:, 0]
         policy = policy * mask[:, 0] if padded else policy
@@ -214,14 +264,32 @@ def widen_input(model: nn.Module, planes: int) -> nn.Module:
     if planes < config.in_planes:
         raise ValueError(f"cannot narrow a network from {config.in_planes} to {planes} input planes")
     from dataclasses import replace
-    wider = build_model(replace(config, in_planes=planes))
+    if config.line_features:
+        raise ValueError("a network with line planes reads the current codec's planes already")
+    return _stem_widened(model, replace(config, in_planes=planes))
+
+
+def with_line_features(model: nn.Module) -> nn.Module:
+    """`model` reading the line planes too (LineFeatures): the stem's weights on them start
+    at zero, so the network computes exactly what it did, and fine-tuning learns to use them."""
+    config: NetConfig = model.config  # type: ignore[assignment]
+    if config.line_features:
+        return model
+    from dataclasses import replace
+    return _stem_widened(model, replace(config, line_features=True))
+
+
+def _stem_widened(model: nn.Module, config: NetConfig) -> nn.Module:
+    """A network of `config`, whose stem reads more planes than `model`'s, with `model`'s
+    weights and zero on the stem's added planes (which come after the old ones)."""
+    wider = build_model(config)
     state = wider.state_dict()
     for name, tensor in model.state_dict().items():
         if state[name].shape == tensor.shape:
             state[name] = tensor.clone()
         else:                                   # the stem convolution: [C, in, k, k]
             state[name] = torch.zeros_like(state[name])
-            state[name][:, :config.in_planes] = tensor
+            state[name][:, :tensor.shape[1]] = tensor
     wider.load_state_dict(state)
     return wider.train(model.training)
 

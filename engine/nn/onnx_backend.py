@@ -23,7 +23,7 @@ from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write, file_sha256
 from engine.nn.spec import CheckpointError, check_meta
 
-__all__ = ["OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
+__all__ = ["input_planes", "with_line_planes", "OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
            "export_onnx_bytes", "export_sidecar", "int8_sidecar_path", "read_onnx_meta",
            "onnxruntime_available", "META_KEY"]
 
@@ -99,9 +99,27 @@ class OnnxRunner:
         self.game: str = self.meta["game"]
         self._outputs = list(get_codec(self.game).outputs)
         self._input = self.session.get_inputs()[0].name
+        self._line_planes = bool(self.meta.get("config", {}).get("line_features"))
 
     def run(self, planes: np.ndarray) -> list[np.ndarray]:
-        return self.session.run(self._outputs, {self._input: planes})
+        return self.session.run(self._outputs, {self._input: with_line_planes(planes, self._line_planes)})
+
+
+def input_planes(config: dict) -> int:
+    """Planes an export of a network of `config` (NetConfig.to_dict()) reads: the codec's, then
+    the line planes of a network that has them (computed outside the graph: with_line_planes)."""
+    if not config.get("line_features"):
+        return int(config["in_planes"])
+    from engine.games.gomoku.lines import LINE_PLANES
+    return int(config["in_planes"]) + LINE_PLANES
+
+
+def with_line_planes(planes: np.ndarray, lines: bool) -> np.ndarray:
+    """The codec's planes, with the line planes appended when the network reads them."""
+    if not lines:
+        return planes
+    from engine.games.gomoku.lines import line_planes
+    return np.concatenate([planes, line_planes(planes)], axis=1)
 
 
 def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, threads: int = 1,
@@ -164,7 +182,7 @@ def export_onnx_bytes(model: Any, meta: dict, checkpoint_sha: str) -> bytes:
     from engine.nn.model import unpadded
 
     codec = get_codec(meta["game"])
-    dummy = torch.from_numpy(codec.export_example(planes=model.config.in_planes))
+    dummy = torch.from_numpy(codec.export_example(planes=input_planes(model.config.to_dict())))
     snapshot = unpadded(copy.deepcopy(model).float().cpu().eval())
     buffer = io.BytesIO()
     with warnings.catch_warnings():  # the TorchScript exporter's deprecation notice

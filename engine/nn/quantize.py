@@ -29,7 +29,7 @@ import numpy as np
 
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write, file_sha256
-from engine.nn.onnx_backend import META_KEY, export_onnx_bytes, int8_sidecar_path
+from engine.nn.onnx_backend import META_KEY, export_onnx_bytes, int8_sidecar_path, with_line_planes
 from engine.nn.spec import network_planes
 
 __all__ = ["quantize_sidecar", "calibration_positions"]
@@ -58,11 +58,13 @@ def calibration_positions(game: Any, evaluator: Any, *, games: int, max_plies: i
     return positions
 
 
-def _batches(codec: Any, groups: Sequence[list[Any]], size: int, planes: int) -> Iterator[np.ndarray]:
-    """Input planes in batches of one board shape each (a batch cannot mix shapes)."""
+def _batches(codec: Any, groups: Sequence[list[Any]], size: int, planes: int,
+             lines: bool) -> Iterator[np.ndarray]:
+    """Input planes in batches of one board shape each (a batch cannot mix shapes), with the
+    line planes appended for a network that reads them (as OnnxRunner sends them)."""
     for states in groups:
         for start in range(0, len(states), size):
-            yield codec.encode(states[start:start + size], planes=planes).astype(np.float32)
+            yield with_line_planes(codec.encode(states[start:start + size], planes=planes).astype(np.float32), lines)
 
 
 def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOMOKU_BOARDS,
@@ -89,7 +91,8 @@ def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOM
 
     class Reader(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self, groups: Sequence[list[Any]]) -> None:
-            self.batches = _batches(codec, groups, 32, network_planes(meta))
+            self.batches = _batches(codec, groups, 32, network_planes(meta),
+                                    bool(meta["config"].get("line_features")))
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             planes = next(self.batches, None)

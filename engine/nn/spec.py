@@ -24,7 +24,8 @@ BACKENDS = ("auto", "torch", "onnx")          # which runtime runs it
 # Network arithmetic on the CPU's onnx backend; "auto": the int8 sidecar when there is one
 # (engine/nn/quantize.py), else float.  (Self-play's GPU server has its own: engine/train/inference.py.)
 ONNX_PRECISIONS = ("auto", "fp32", "int8")
-_NET_NAME = re.compile(r"^res(\d+)x(\d+)$")
+_NET_NAME = re.compile(r"^res(\d+)x(\d+)(-lines)?$")
+LINES_SUFFIX = "-lines"
 
 
 class CheckpointError(ValueError):
@@ -38,6 +39,8 @@ class NetConfig:
     in_planes comes from the game's codec; value_channels / policy_channels size the heads.
     reply_head: an auxiliary head that predicts the opponent's answer (KataGo's), trained
     only (TrainConfig.reply_weight); play and the ONNX export never compute it.  Gomoku only.
+    line_features: the trunk also reads fixed planes of the lines of five through each cell
+    (engine/nn/model.py LineFeatures; the name's "-lines").  Gomoku only.
     """
     game: str
     blocks: int
@@ -47,10 +50,11 @@ class NetConfig:
     value_hidden: int = 128
     policy_channels: int = 32
     reply_head: bool = False
+    line_features: bool = False
 
     @property
     def name(self) -> str:
-        return f"res{self.blocks}x{self.channels}"
+        return f"res{self.blocks}x{self.channels}" + (LINES_SUFFIX if self.line_features else "")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,17 +77,22 @@ def _has_codec(game: str) -> bool:
 
 
 def parse_net(name: str, game: str) -> NetConfig:
-    """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels."""
+    """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels;
+    "res6x32-lines" (gomoku) reads the line planes too."""
     if not _has_codec(game):
         raise CheckpointError(f"unknown game {game!r} (expected one of {', '.join(codec_names())})")
     match = _NET_NAME.match(name.strip().lower())
     if match is None:
-        raise CheckpointError(f"bad network name {name!r} (expected res<blocks>x<channels>, "
+        raise CheckpointError(f"bad network name {name!r} (expected res<blocks>x<channels>[{LINES_SUFFIX}], "
                               f"e.g. {', '.join(NAMED_NETS)})")
     blocks, channels = int(match.group(1)), int(match.group(2))
     if not (1 <= blocks <= 40 and 8 <= channels <= 512):
         raise CheckpointError(f"network {name!r} out of range (1..40 blocks, 8..512 channels)")
-    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=get_codec(game).planes)
+    lines = match.group(3) is not None
+    if lines and game != "gomoku":
+        raise CheckpointError(f"network {name!r}: line planes are gomoku's only")
+    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=get_codec(game).planes,
+                     line_features=lines)
 
 
 def codec_version(game: str, in_planes: int | None = None) -> int:

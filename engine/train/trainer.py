@@ -50,7 +50,7 @@ from torch import nn
 from engine.nn.checkpoint import load_checkpoint, save_checkpoint
 from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write
-from engine.nn.model import build_model, deepen, widen_input, with_reply_head
+from engine.nn.model import build_model, deepen, widen_input, with_line_features, with_reply_head
 from engine.nn.spec import NetConfig, parse_net
 from engine.train.plot import plot_run
 from engine.train.progress import Progress
@@ -320,12 +320,14 @@ def _fresh(run_dir: Path, config: TrainConfig, game: str, net: str | None, init:
 
 
 def _deepened(model: nn.Module, wanted: NetConfig, init: str | Path) -> nn.Module:
-    """The --init network grown to the deeper `wanted` shape (same width; engine/nn/model.py
-    deepen), the only change of shape a trained network can start from."""
+    """The --init network grown to the `wanted` shape (same width; engine/nn/model.py deepen,
+    and with_line_features for a "-lines" name): the only changes of shape a trained network
+    can start from."""
     have: NetConfig = model.config  # type: ignore[assignment]
-    if wanted.channels != have.channels or wanted.blocks < have.blocks:
+    if wanted.channels != have.channels or wanted.blocks < have.blocks or have.line_features > wanted.line_features:
         raise RunError(f"--init {init} is a {have.name} network: it can start a run of {have.name} "
-                       f"or of more blocks of {have.channels} channels, not {wanted.name}")
+                       f"or of more blocks of {have.channels} channels, with line planes or not, not {wanted.name}")
+    model = with_line_features(model) if wanted.line_features else model
     return deepen(model, wanted.blocks)
 
 

@@ -1236,3 +1236,38 @@ int tk_foul(const int8_t *cells, int width, int height, int cell) {
     free(board);
     return result;
 }
+
+/* lines.py's line_planes(): codec planes [b, c, h, w] (0 the mover's stones, 1 the opponent's,
+   4 the board) -> [b, 6, h, w], plane (j, colour): through each cell, the open lines of five
+   (on the board, none of the other colour) holding 2 + j or more of that colour's stones,
+   over the four directions, times 0.25.  The network reads them beside the planes. */
+void tk_line_planes(const float *planes, int b, int c, int h, int w, float *out) {
+    static const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+    long hw = (long)h * w;
+    for (int n = 0; n < b; n++) {
+        const float *own = planes + ((long)n * c + 0) * hw, *opp = planes + ((long)n * c + 1) * hw;
+        const float *on = planes + ((long)n * c + 4) * hw;
+        float *o = out + (long)n * 6 * hw;
+        memset(o, 0, sizeof(float) * 6 * (size_t)hw);
+        for (int d = 0; d < 4; d++) {
+            int dy = dirs[d][0], dx = dirs[d][1];
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {            /* the line centred on (x, y) */
+                    int mine = 0, theirs = 0, open = 1;
+                    for (int t = -2; t <= 2; t++) {
+                        int yy = y + t * dy, xx = x + t * dx;
+                        if (yy < 0 || yy >= h || xx < 0 || xx >= w || on[yy * w + xx] < 0.5f) { open = 0; break; }
+                        mine += own[yy * w + xx] > 0.5f;
+                        theirs += opp[yy * w + xx] > 0.5f;
+                    }
+                    if (!open) continue;
+                    int stones[2] = {theirs ? 0 : mine, mine ? 0 : theirs};
+                    for (int colour = 0; colour < 2; colour++)
+                        for (int j = 0; j < 3 && stones[colour] >= 2 + j; j++) {
+                            float *plane = o + (2 * j + colour) * hw;
+                            for (int t = -2; t <= 2; t++) plane[(y + t * dy) * w + x + t * dx] += 0.25f;
+                        }
+                }
+        }
+    }
+}

@@ -77,6 +77,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "tk_ab_search": (i, [p, p, l_, p, i, i, i, i, i, i, i, i, i, POLL, l_, p, l_, p, p]),
         "tk_ab_pv": (i, [p, p, l_, i, i, p]), "tk_ab_hashfull": (i, [p, l_, i]), "tk_ab_evaluate": (i, [p, i, i]),
         "tk_ab_history_bytes": (l_, [i]), "tk_ab_age": (None, [p, i]), "tk_ab_track": (None, [p]),
+        "tk_line_planes": (None, [p, i, i, i, i, p]),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(lib, name)
