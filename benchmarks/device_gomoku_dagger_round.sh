@@ -14,7 +14,8 @@
 # (T15_WORKERS, T20_WORKERS, S15_WORKERS, S20_WORKERS: processes per set, 16 in all; STEPS, LR,
 # CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone;
 # ANCHOR_WEIGHTS: one training run per weight of the anchor loss towards W, 0 = none [0];
-# NETS: one run per shape, 'same' or deeper ones grown from W such as res8x32 [same].)
+# NETS: one run per shape, 'same' or ones grown from W: deeper (res8x32), reading the line planes
+# (res6x32-lines, docs/measurements/issue25-loop.md, sixty-first session) or both (res8x32-lines) [same].)
 # Comes back in $OUT, a few files (the device returns at most 8): bench.txt, data.tar (the new shards),
 # run-<net>-a<weight>.tar per training run (checkpoints and log.jsonl), logs.tar (every process's log).
 export PYTHONUNBUFFERED=1
@@ -46,7 +47,7 @@ STEPS=${STEPS:-3600}
 DATA=""; for d in data/* $(for o in ${OLD_DATA:-.dev/r6/data}; do echo $o/*; done); do ls $d/*.npz > /dev/null 2>&1 && DATA="$DATA --data $d"; done
 # One run per network shape and anchor weight (0 = no anchor loss; above 0 the run is also trained
 # towards W's own policy and value), each into a fresh run folder: a warm machine keeps the last
-# call's runs/.  NETS: W's own shape ("same") and/or deeper ones grown from W ("res8x32").
+# call's runs/.  NETS: W's own shape ("same") and/or ones grown from W ("res8x32", "res6x32-lines").
 for NET in ${NETS:-same}; do
 for AW in ${ANCHOR_WEIGHTS:-0}; do
   RUN=runs/gpu-$(date +%s)-$NET-a$AW; A=""; [ "$AW" != 0 ] && A="--anchor $W --anchor-weight $AW"

@@ -77,7 +77,7 @@ def main() -> None:
 
     from engine.games import game_on_board
     from engine.nn.codecs import get_codec
-    from engine.nn.onnx_backend import read_onnx_meta
+    from engine.nn.onnx_backend import read_onnx_meta, with_line_planes
     from engine.nn.spec import network_planes
     from engine.nn.throughput import measure_throughput, sample_states
 
@@ -92,6 +92,8 @@ def main() -> None:
     game = game_on_board(meta["game"], args.board, args.board)
     states = sample_states(game, args.batch)
     feed = get_codec(meta["game"]).encode(states, planes=network_planes(meta)).astype(np.float32)
+    # a network with line planes reads them after the codec's (their cost, outside the graph, is not timed here)
+    feed = with_line_planes(feed, bool(meta.get("config", {}).get("line_features")))
     rows = onnxruntime_rows(exports, feed) | openvino_rows(exports, feed)
     reference = rows["onnxruntime int8"][1]
     print(f"{stem.name}: {game.label}, batch {args.batch}, one thread")
