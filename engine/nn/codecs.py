@@ -31,6 +31,8 @@ class GameCodec(Protocol):
     symmetric: bool                   # board symmetries apply (augmentation, symmetric evaluation)
     factored: bool                    # policy p(from) * p(to | from): heads [B, F] and [B, F, S], index
                                       # from * S + slot; else one logit per index ([B, H, W])
+    line_planes: int                  # planes derived from the input planes that a network may also read
+                                      # (NetConfig.line_features; 0: the game has none)
 
     def encode(self, states: Sequence[Any], *, planes: int = ...) -> np.ndarray: ...
     def legal_index(self, state: Any) -> np.ndarray: ...
@@ -42,6 +44,7 @@ class GameCodec(Protocol):
     def plane_divisors(self) -> np.ndarray: ...
     def export_example(self, planes: int = ...) -> np.ndarray: ...
     def export_axes(self) -> dict[str, dict[int, str]]: ...
+    def lines(self, planes: np.ndarray) -> np.ndarray: ...    # input planes -> the line planes
 
 
 class CellCodec(GameCodec, Protocol):

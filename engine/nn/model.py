@@ -38,12 +38,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from engine.games.gomoku.codec import MASK_PLANE
-from engine.games.gomoku.lines import LINE_PLANES
 from engine.nn.codecs import get_codec
 from engine.nn.spec import NetConfig, parse_net
 
 __all__ = ["ChessNet", "GomokuNet", "LineFeatures", "UnpaddedBoards", "build_model", "deepen", "unpadded",
-           "widen_input", "with_line_features", "with_reply_head", "MASK_PLANE", "LINE_PLANES"]
+           "widen_input", "with_line_features", "with_reply_head", "MASK_PLANE"]
 
 
 
@@ -82,6 +81,10 @@ class LineFeatures(nn.Module):
     saved.  Why: a res6x32 trunk sees 13x13 cells and spends its little width finding these
     shapes, and a trained network gets them with zero weights on them (with_line_features)."""
 
+    window: torch.Tensor
+    window_bias: torch.Tensor
+    spread: torch.Tensor
+
     def __init__(self) -> None:
         super().__init__()
         lines = _line_kernels()
@@ -113,7 +116,8 @@ class Trunk(nn.Module):
 
     def __init__(self, config: NetConfig):
         super().__init__()
-        self.stem = _conv_bn(config.in_planes + (LINE_PLANES if config.line_features else 0), config.channels, 3)
+        lines = get_codec(config.game).line_planes if config.line_features else 0
+        self.stem = _conv_bn(config.in_planes + lines, config.channels, 3)
         self.blocks = nn.ModuleList(ResBlock(config.channels) for _ in range(config.blocks))
 
     def forward(self, planes: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:

@@ -99,27 +99,23 @@ class OnnxRunner:
         self.game: str = self.meta["game"]
         self._outputs = list(get_codec(self.game).outputs)
         self._input = self.session.get_inputs()[0].name
+        self._codec = get_codec(self.game)
         self._line_planes = bool(self.meta.get("config", {}).get("line_features"))
 
     def run(self, planes: np.ndarray) -> list[np.ndarray]:
-        return self.session.run(self._outputs, {self._input: with_line_planes(planes, self._line_planes)})
+        return self.session.run(self._outputs, {self._input: with_line_planes(planes, self._codec, self._line_planes)})
 
 
 def input_planes(config: dict) -> int:
     """Planes an export of a network of `config` (NetConfig.to_dict()) reads: the codec's, then
     the line planes of a network that has them (computed outside the graph: with_line_planes)."""
-    if not config.get("line_features"):
-        return int(config["in_planes"])
-    from engine.games.gomoku.lines import LINE_PLANES
-    return int(config["in_planes"]) + LINE_PLANES
+    extra = get_codec(config["game"]).line_planes if config.get("line_features") else 0
+    return int(config["in_planes"]) + extra
 
 
-def with_line_planes(planes: np.ndarray, lines: bool) -> np.ndarray:
-    """The codec's planes, with the line planes appended when the network reads them."""
-    if not lines:
-        return planes
-    from engine.games.gomoku.lines import line_planes
-    return np.concatenate([planes, line_planes(planes)], axis=1)
+def with_line_planes(planes: np.ndarray, codec: Any, lines: bool) -> np.ndarray:
+    """The codec's planes, with its line planes appended when the network reads them."""
+    return np.concatenate([planes, codec.lines(planes)], axis=1) if lines else planes
 
 
 def open_export(weights: str | Path, *, cache_dir: str | Path | None = None, threads: int = 1,

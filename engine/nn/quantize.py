@@ -64,7 +64,8 @@ def _batches(codec: Any, groups: Sequence[list[Any]], size: int, planes: int,
     line planes appended for a network that reads them (as OnnxRunner sends them)."""
     for states in groups:
         for start in range(0, len(states), size):
-            yield with_line_planes(codec.encode(states[start:start + size], planes=planes).astype(np.float32), lines)
+            yield with_line_planes(codec.encode(states[start:start + size], planes=planes).astype(np.float32),
+                                   codec, lines)
 
 
 def quantize_sidecar(weights: str | Path, *, boards: Sequence[int] = DEFAULT_GOMOKU_BOARDS,

@@ -78,7 +78,7 @@ def _has_codec(game: str) -> bool:
 
 def parse_net(name: str, game: str) -> NetConfig:
     """"res6x64" -> NetConfig for `game`; any res{B}x{C} with 1..40 blocks, 8..512 channels;
-    "res6x32-lines" (gomoku) reads the line planes too."""
+    "res6x32-lines" reads the codec's line planes too (gomoku's)."""
     if not _has_codec(game):
         raise CheckpointError(f"unknown game {game!r} (expected one of {', '.join(codec_names())})")
     match = _NET_NAME.match(name.strip().lower())
@@ -89,10 +89,10 @@ def parse_net(name: str, game: str) -> NetConfig:
     if not (1 <= blocks <= 40 and 8 <= channels <= 512):
         raise CheckpointError(f"network {name!r} out of range (1..40 blocks, 8..512 channels)")
     lines = match.group(3) is not None
-    if lines and game != "gomoku":
-        raise CheckpointError(f"network {name!r}: line planes are gomoku's only")
-    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=get_codec(game).planes,
-                     line_features=lines)
+    codec = get_codec(game)
+    if lines and not codec.line_planes:
+        raise CheckpointError(f"network {name!r}: {game} networks read no line planes")
+    return NetConfig(game=game, blocks=blocks, channels=channels, in_planes=codec.planes, line_features=lines)
 
 
 def codec_version(game: str, in_planes: int | None = None) -> int:

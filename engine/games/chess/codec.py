@@ -280,6 +280,7 @@ class ChessCodec:
     network = "engine.nn.model:ChessNet"
     symmetric = False             # castling and pawn direction break the board's symmetries
     factored = True               # from head [64] x to head [64, 73]
+    line_planes = 0               # no derived planes
 
     encode = staticmethod(encode)
     legal_index = staticmethod(legal_index)
@@ -309,6 +310,9 @@ class ChessCodec:
 
     def export_axes(self) -> dict[str, dict[int, str]]:
         return {"planes": {0: "batch"}, "from": {0: "batch"}, "to": {0: "batch"}, "wdl": {0: "batch"}}
+
+    def lines(self, planes: np.ndarray) -> np.ndarray:
+        raise ValueError("chess networks read no line planes")
 
 
 CODEC = ChessCodec()

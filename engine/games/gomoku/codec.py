@@ -21,6 +21,8 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
+from engine.games.gomoku.lines import LINE_PLANES, line_planes
+
 __all__ = [
     "CODEC_VERSION", "PLANES", "PLANES_BY_VERSION", "encode", "move_index", "index_to_move", "legal_index",
     "priors_from_logits", "priors_batch", "cell_target", "cache_key", "board_shape",
@@ -151,6 +153,7 @@ class GomokuCodec:
     network = "engine.nn.model:GomokuNet"
     symmetric = True
     factored = False              # one logit per cell
+    line_planes = LINE_PLANES     # the open lines of five through each cell (lines.py)
 
     encode = staticmethod(encode)
     legal_index = staticmethod(legal_index)
@@ -182,6 +185,9 @@ class GomokuCodec:
     def export_axes(self) -> dict[str, dict[int, str]]:
         return {"planes": {0: "batch", 2: "height", 3: "width"},
                 "policy": {0: "batch", 1: "height", 2: "width"}, "wdl": {0: "batch"}}
+
+    def lines(self, planes: np.ndarray) -> np.ndarray:
+        return line_planes(planes)
 
 
 CODEC = GomokuCodec()

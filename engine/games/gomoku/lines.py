@@ -65,7 +65,7 @@ def line_planes_numpy(planes: np.ndarray) -> np.ndarray:
     out = np.zeros((3, 2, b, h, w), dtype=np.int16)
     centres_h, centres_w = h + 4, w + 4              # line centres within two cells of a cell
     for dy, dx in DIRECTIONS:
-        sums = sum(_shifted(board, pad - 2, dy, dx, t, centres_h, centres_w) for t in range(-2, 3))
+        sums = np.sum([_shifted(board, pad - 2, dy, dx, t, centres_h, centres_w) for t in range(-2, 3)], axis=0)
         own, opponent, on_board = sums[0], sums[1], sums[2]
         # k stones on an open line (5 on the board, none of the other colour), else 0
         open_own = np.where((on_board == 5) & (opponent == 0), own, 0)
