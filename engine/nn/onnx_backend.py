@@ -23,9 +23,9 @@ from engine.nn.codecs import get_codec
 from engine.nn.files import atomic_write, file_sha256
 from engine.nn.spec import CheckpointError, check_meta
 
-__all__ = ["input_planes", "with_line_planes", "OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
+__all__ = ["OnnxRunner", "default_cache_dir", "open_export", "export_path", "export_onnx",
            "export_onnx_bytes", "export_sidecar", "int8_sidecar_path", "read_onnx_meta",
-           "onnxruntime_available", "META_KEY"]
+           "onnxruntime_available", "input_planes", "with_line_planes", "META_KEY"]
 
 META_KEY = "plyzero"
 
@@ -97,13 +97,14 @@ class OnnxRunner:
         self.meta = read_onnx_meta(self.session, name)
         check_meta(self.meta, name, expect_game)
         self.game: str = self.meta["game"]
-        self._outputs = list(get_codec(self.game).outputs)
-        self._input = self.session.get_inputs()[0].name
         self._codec = get_codec(self.game)
+        self._outputs = list(self._codec.outputs)
+        self._input = self.session.get_inputs()[0].name
         self._line_planes = bool(self.meta.get("config", {}).get("line_features"))
 
     def run(self, planes: np.ndarray) -> list[np.ndarray]:
-        return self.session.run(self._outputs, {self._input: with_line_planes(planes, self._codec, self._line_planes)})
+        planes = with_line_planes(planes, self._codec, self._line_planes)
+        return self.session.run(self._outputs, {self._input: planes})
 
 
 def input_planes(config: dict) -> int:
