@@ -324,7 +324,7 @@ def _deepened(model: nn.Module, wanted: NetConfig, init: str | Path) -> nn.Modul
     and with_line_features for a "-lines" name): the only changes of shape a trained network
     can start from."""
     have: NetConfig = model.config  # type: ignore[assignment]
-    if wanted.channels != have.channels or wanted.blocks < have.blocks or have.line_features > wanted.line_features:
+    if wanted.channels != have.channels or wanted.blocks < have.blocks or (have.line_features and not wanted.line_features):
         raise RunError(f"--init {init} is a {have.name} network: it can start a run of {have.name} "
                        f"or of more blocks of {have.channels} channels, with line planes or not, not {wanted.name}")
     model = with_line_features(model) if wanted.line_features else model

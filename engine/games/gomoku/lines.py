@@ -12,12 +12,15 @@ solver's C core when it is built (11-14 us a 15x15 or 20x20 position), else in n
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["LINE_PLANES", "DIRECTIONS", "line_planes", "line_planes_numpy"]
+from engine.games.gomoku.rules import DIRECTIONS
+
+__all__ = ["LINE_PLANES", "line_planes", "line_planes_numpy"]
 
 LINE_PLANES = 6
-DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))   # (dy, dx): row, column, both diagonals
 _OWN, _OPPONENT, _ON_BOARD = 0, 1, 4              # codec planes: stones of each side, the board
 
 
@@ -40,18 +43,14 @@ def line_planes(planes: np.ndarray) -> np.ndarray:
     return out
 
 
-_KERNEL: list = []
-
-
+@functools.cache
 def _kernel():
     """The threat solver's C core, or None when it is not built (then numpy computes the same)."""
-    if not _KERNEL:
-        from engine.games.gomoku.threat_kernel import ThreatKernelUnavailable, library
-        try:
-            _KERNEL.append(library())
-        except ThreatKernelUnavailable:
-            _KERNEL.append(None)
-    return _KERNEL[0]
+    from engine.games.gomoku.threat_kernel import ThreatKernelUnavailable, library
+    try:
+        return library()
+    except ThreatKernelUnavailable:
+        return None
 
 
 def line_planes_numpy(planes: np.ndarray) -> np.ndarray:
@@ -64,7 +63,7 @@ def line_planes_numpy(planes: np.ndarray) -> np.ndarray:
         board[i, :, pad:pad + h, pad:pad + w] = planes[:, plane] > 0.5
     out = np.zeros((3, 2, b, h, w), dtype=np.int16)
     centres_h, centres_w = h + 4, w + 4              # line centres within two cells of a cell
-    for dy, dx in DIRECTIONS:
+    for dx, dy in DIRECTIONS:
         sums = np.sum([_shifted(board, pad - 2, dy, dx, t, centres_h, centres_w) for t in range(-2, 3)], axis=0)
         own, opponent, on_board = sums[0], sums[1], sums[2]
         # k stones on an open line (5 on the board, none of the other colour), else 0

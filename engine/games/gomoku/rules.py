@@ -23,7 +23,7 @@ from typing import Hashable, Sequence
 from engine.games.base import GameSetupError, IllegalMoveError, Outcome
 from engine.games.gomoku.renju import foul, forbidden_points
 
-__all__ = ["GomokuGame", "GomokuState", "RULES", "RULE_CODES", "rule_from_code", "MIN_SIZE", "MAX_SIZE",
+__all__ = ["GomokuGame", "GomokuState", "RULES", "RULE_CODES", "rule_from_code", "MIN_SIZE", "MAX_SIZE", "DIRECTIONS",
            "symmetry_permutations", "zobrist_code", "BENCH_OPENINGS"]
 
 RULES = ("freestyle", "standard", "renju", "caro")
@@ -50,7 +50,7 @@ def rule_from_code(code: int) -> tuple[str, str | None]:
     return rule, note
 MIN_SIZE, MAX_SIZE = 5, 26
 EMPTY, FIRST, SECOND = 0, 1, 2  # cell contents; FIRST moves first (black)
-_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))   # (dx, dy): row, column, both diagonals
 _RAYS: dict[tuple[int, int], list] = {}   # (width, height) -> GomokuGame._rays() table
 
 # Zobrist table indexed by [stone - 1][y * MAX_SIZE + x], so keys do not depend on width.
@@ -382,7 +382,7 @@ class GomokuGame:
                 return tuple(out)
 
             rays = _RAYS[(w, h)] = [
-                tuple((ray(m % w, m // w, dx, dy), ray(m % w, m // w, -dx, -dy)) for dx, dy in _DIRECTIONS)
+                tuple((ray(m % w, m // w, dx, dy), ray(m % w, m // w, -dx, -dy)) for dx, dy in DIRECTIONS)
                 for m in range(w * h)]
         return rays
 
