@@ -15,7 +15,8 @@
 # CKPT_EVERY, DATA_S, TRAIN_S, BENCH_S; OLD_DATA= none to train on this round's data alone;
 # ANCHOR_WEIGHTS: one training run per weight of the anchor loss towards W, 0 = none [0];
 # NETS: one run per shape, 'same' or ones grown from W: deeper (res8x32), reading the line planes
-# (res6x32-lines, docs/measurements/issue25-loop.md, sixty-first session) or both (res8x32-lines) [same].)
+# (res6x32-lines, docs/measurements/issue25-loop.md, sixty-first and sixty-second sessions: about 9 % fewer
+# nodes a second, level in play after two CPU rounds) or both (res8x32-lines) [same].)
 # Comes back in $OUT, a few files (the device returns at most 8): bench.txt, data.tar (the new shards),
 # run-<net>-a<weight>.tar per training run (checkpoints and log.jsonl), logs.tar (every process's log).
 export PYTHONUNBUFFERED=1
