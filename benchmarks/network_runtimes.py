@@ -91,9 +91,10 @@ def main() -> None:
                           str(exports["float"]))
     game = game_on_board(meta["game"], args.board, args.board)
     states = sample_states(game, args.batch)
-    feed = get_codec(meta["game"]).encode(states, planes=network_planes(meta)).astype(np.float32)
+    codec = get_codec(meta["game"])
+    feed = codec.encode(states, planes=network_planes(meta)).astype(np.float32)
     # a network with line planes reads them after the codec's (their cost, outside the graph, is not timed here)
-    feed = with_line_planes(feed, get_codec(meta["game"]), bool(meta.get("config", {}).get("line_features")))
+    feed = with_line_planes(feed, codec, bool(meta.get("config", {}).get("line_features")))
     rows = onnxruntime_rows(exports, feed) | openvino_rows(exports, feed)
     reference = rows["onnxruntime int8"][1]
     print(f"{stem.name}: {game.label}, batch {args.batch}, one thread")
