@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 
 setup(ext_modules=[
     Extension("engine.games.gomoku._threat_kernel", ["engine/games/gomoku/threat_kernel.c"],
-              extra_compile_args=["-O2", "-std=c99"], optional=True),
+              extra_compile_args=["-O3", "-std=c99"], optional=True),
     Extension("engine.search._tree_kernel", ["engine/search/tree_kernel.c"],
               extra_compile_args=["-O2", "-ffp-contract=off"], optional=True),
     Extension("engine.games.chess._movegen_kernel", ["engine/games/chess/movegen_kernel.c"],
