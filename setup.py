@@ -11,6 +11,7 @@ succeeds; everything else is in pyproject.toml):
 from setuptools import Extension, setup
 
 setup(ext_modules=[
+    # -O3 here only: 1.3x the threat solver's nodes/s, the same searches (issue25-tactics.md)
     Extension("engine.games.gomoku._threat_kernel", ["engine/games/gomoku/threat_kernel.c"],
               extra_compile_args=["-O3", "-std=c99"], optional=True),
     Extension("engine.search._tree_kernel", ["engine/search/tree_kernel.c"],
